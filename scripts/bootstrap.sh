@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need, on a brand-new machine or an
+# old one. Idempotent: each step checks first and is skipped when already done,
+# so a warm run takes about a second.
+#
+# Two toolchain paths:
+#   * rustup already has the wasm32-unknown-unknown target → use it as is.
+#   * otherwise (these machines: rustup cannot download targets) → Debian's
+#     rustc-web 1.9x with its std sources, and a std for wasm32 built once with
+#     -Z build-std and installed into Debian's sysroot.
+# scripts/toolchain-env.sh (sourced by every other script) puts the chosen
+# toolchain first on PATH.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+# shellcheck source=toolchain-env.sh
+source "$here/toolchain-env.sh"
+
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_updated=0
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ $apt_updated = 0 ]; then
+    log "apt-get update"
+    sudo_if_needed apt-get update -qq
+    apt_updated=1
+  fi
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# 1. System packages: browsers for the browser tests, wasm-opt for size, and
+#    (only when rustup cannot provide wasm32) Debian's Rust with std sources.
+apt_install chromium chromium-driver binaryen
+if [ "$FPS_TOOLCHAIN" = debian ]; then
+  apt_install rustc-web cargo-web rust-web-src rust-web-llvm lld-22
+fi
+
+# 2. std for wasm32 in Debian's sysroot (skipped on the rustup path).
+if [ "$FPS_TOOLCHAIN" = debian ]; then
+  wasm_lib="$(/usr/bin/rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown/lib"
+  if ! ls "$wasm_lib"/libstd-*.rlib >/dev/null 2>&1; then
+    log "building std for wasm32-unknown-unknown (about 2 minutes, once per machine)"
+    scratch="$(mktemp -d)"
+    mkdir -p "$scratch/src"
+    cat >"$scratch/Cargo.toml" <<'TOML'
+[package]
+name = "wasm-std-builder"
+version = "0.0.0"
+edition = "2021"
+[lib]
+path = "src/lib.rs"
+[profile.release]
+opt-level = 3
+lto = "fat"
+codegen-units = 1
+panic = "abort"
+TOML
+    echo '' >"$scratch/src/lib.rs"
+    (cd "$scratch" && RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --quiet --release \
+        --target wasm32-unknown-unknown -Z build-std=std,panic_abort,test)
+    sudo_if_needed mkdir -p "$wasm_lib"
+    # Only the std crates: the throwaway crate's own rlib stays behind.
+    find "$scratch/target/wasm32-unknown-unknown/release/deps" -name 'lib*.rlib' \
+      ! -name 'libwasm_std_builder-*' -exec cp {} "$wasm_lib/" \;
+    rm -rf "$scratch"
+  fi
+fi
+
+# 3. wasm-bindgen-cli at exactly the version Cargo.toml pins, and wasm-pack.
+pinned="$(sed -n 's/^wasm-bindgen = { version = "=\([0-9.]*\)".*/\1/p' "$root/Cargo.toml")"
+[ -n "$pinned" ] || { echo "bootstrap: could not read the pinned wasm-bindgen version from Cargo.toml" >&2; exit 1; }
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$pinned" ]; then
+  log "cargo install wasm-bindgen-cli $pinned (about 5 minutes, once per machine)"
+  # No --locked: the registry snapshot here lacks some of its locked versions.
+  cargo install --quiet wasm-bindgen-cli --version "=$pinned" --force
+fi
+if ! command -v wasm-pack >/dev/null 2>&1; then
+  log "cargo install wasm-pack (about 5 minutes, once per machine)"
+  cargo install --quiet wasm-pack --locked
+fi
+
+# 4. npm dependencies of the JS tests, demo and benchmarks (lockfile-exact).
+if [ ! -d "$root/node_modules" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
+  log "npm ci"
+  (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi

@@ -1,0 +1,185 @@
+//! The validated stage configuration and the build-time refusal messages.
+//! The bindings read the JS config object; the rules and the words live here.
+
+use super::format::{DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    Hot,
+    Warm,
+    Cold,
+}
+
+impl Tier {
+    pub fn parse(name: &str) -> Option<Tier> {
+        match name {
+            "hot" => Some(Tier::Hot),
+            "warm" => Some(Tier::Warm),
+            "cold" => Some(Tier::Cold),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Hot => "hot",
+            Tier::Warm => "warm",
+            Tier::Cold => "cold",
+        }
+    }
+}
+
+/// Which summarizer shape was configured; the provider shape carries its model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Provider { model: String },
+    Callback,
+}
+
+#[derive(Clone, Debug)]
+pub struct StageConfig {
+    pub shape: Shape,
+    pub has_store: bool,
+    pub trigger_min_entries: usize,
+    pub preserve_recent: usize,
+    pub min_fold_entries: usize,
+    pub system_prompt: String,
+    pub ttl_ms: Option<f64>,
+    pub tier: Tier,
+    pub strategy_id: String,
+    pub timeout_ms: Option<f64>,
+}
+
+impl StageConfig {
+    /// The documented defaults, for the given shape.
+    pub fn new(shape: Shape) -> StageConfig {
+        StageConfig {
+            shape,
+            has_store: false,
+            trigger_min_entries: 20,
+            preserve_recent: 5,
+            min_fold_entries: 2,
+            system_prompt: DEFAULT_SYSTEM_PROMPT.to_owned(),
+            ttl_ms: None,
+            tier: Tier::Cold,
+            strategy_id: DEFAULT_STRATEGY_ID.to_owned(),
+            timeout_ms: None,
+        }
+    }
+
+    pub fn model(&self) -> Option<&str> {
+        match &self.shape {
+            Shape::Provider { model } => Some(model),
+            Shape::Callback => None,
+        }
+    }
+}
+
+/// Which JS error class a refusal is thrown as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    Error,
+    TypeError,
+    RangeError,
+}
+
+/// A build-time refusal: thrown synchronously by `summarize(config)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    pub class: ErrorClass,
+    pub message: String,
+}
+
+impl ConfigError {
+    /// "`key` must be EXPECTED; received VALUE. FIX" — the shape every refusal
+    /// except the two parity messages takes.
+    pub fn invalid(class: ErrorClass, key: &str, expected: &str, received: &str, fix: &str) -> ConfigError {
+        ConfigError {
+            class,
+            message: format!("summarize(config): `{key}` must be {expected}; received {received}. {fix}"),
+        }
+    }
+
+    pub fn model_required(received: &str) -> ConfigError {
+        ConfigError {
+            class: ErrorClass::Error,
+            message: format!(
+                "summarize(config): `model` is required when `llm` is a provider (received {received}). \
+There is no default on purpose: falling back to the agent's model would, with a same-vendor provider, \
+quietly bill your main model for compression, and with another vendor's provider send a model id that \
+provider has never heard of. Fix: name a cheap summarizer model, e.g. summarize({{ llm, model: 'your-small-model' }})."
+            ),
+        }
+    }
+
+    pub fn model_with_callback(received: &str) -> ConfigError {
+        ConfigError {
+            class: ErrorClass::Error,
+            message: format!(
+                "summarize(config): `model` was given ({received}) but `llm` is a callback, so nothing would \
+read it: the callback composes its own request and names its own model there. Fix: remove `model`, or \
+pass a provider object with a `complete` method as `llm`."
+            ),
+        }
+    }
+}
+
+/// A count option (`triggerMinEntries`, `preserveRecent`, `minFoldEntries`):
+/// a non-negative integer no larger than JS's safe integers.
+pub fn count_option(key: &str, value: f64, default: usize) -> Result<usize, ConfigError> {
+    whole_number(key, value, &format!("omit it for the default ({default})")).map(|n| n as usize)
+}
+
+/// A millisecond option (`ttlMs`, `timeoutMs`).
+pub fn millis_option(key: &str, value: f64) -> Result<f64, ConfigError> {
+    whole_number(key, value, "omit it to disable")
+}
+
+fn whole_number(key: &str, value: f64, omit_hint: &str) -> Result<f64, ConfigError> {
+    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= MAX_SAFE_INTEGER {
+        Ok(value)
+    } else {
+        Err(ConfigError::invalid(
+            ErrorClass::RangeError,
+            key,
+            "a non-negative integer",
+            &super::js_number::js_number_to_string(value),
+            &format!("Fix: pass a whole number >= 0, or {omit_hint}."),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_accept_whole_numbers_only() {
+        assert_eq!(count_option("preserveRecent", 0.0, 5), Ok(0));
+        assert_eq!(count_option("preserveRecent", 12.0, 5), Ok(12));
+        for bad in [-1.0, 1.5, f64::NAN, f64::INFINITY, 1e300] {
+            let err = count_option("preserveRecent", bad, 5).unwrap_err();
+            assert_eq!(err.class, ErrorClass::RangeError);
+            assert!(err.message.contains("`preserveRecent`"), "{}", err.message);
+            assert!(err.message.contains("default (5)"), "{}", err.message);
+        }
+        assert!(count_option("x", -2.0, 1).unwrap_err().message.contains("received -2"));
+    }
+
+    #[test]
+    fn parity_messages_carry_their_stable_phrases() {
+        let m = ConfigError::model_required("undefined").message;
+        assert!(m.contains("`model` is required"));
+        assert!(m.contains("main model") && m.contains("never heard of") && m.contains("Fix:"));
+        assert!(ConfigError::model_with_callback("''").message.contains("nothing would read it"));
+    }
+
+    #[test]
+    fn tiers_round_trip() {
+        for name in ["hot", "warm", "cold"] {
+            assert_eq!(Tier::parse(name).map(Tier::as_str), Some(name));
+        }
+        assert_eq!(Tier::parse("frozen"), None);
+    }
+}

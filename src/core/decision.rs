@@ -1,0 +1,257 @@
+//! One visit's decisions (SPEC §4 steps 2–10): which entries are kept, which
+//! span is considered, and what each way of declining or folding settles to.
+//! Everything here is a pure function of the facts and the config.
+
+use super::config::StageConfig;
+use super::events::{self, Caller, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
+use super::format::{label, utf16_len, CALLBACK_AUTHOR, LABEL_SEPARATOR};
+use super::recall::{seam, to_turn, EntryFacts, Partition};
+
+/// Marks where the new summary entry goes in a recall of slots.
+pub const NEW_SUMMARY_SLOT: u32 = u32::MAX;
+
+/// A recall as slots: indices into the loaded snapshot, or `NEW_SUMMARY_SLOT`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settled {
+    pub recall: Vec<u32>,
+    pub event: Option<Event>,
+}
+
+impl Settled {
+    /// Element-for-element the loaded snapshot: then nothing is assigned.
+    pub fn is_unchanged(&self, loaded_len: usize) -> bool {
+        self.recall.len() == loaded_len && self.recall.iter().enumerate().all(|(i, &slot)| slot as usize == i)
+    }
+}
+
+pub enum Plan {
+    /// No call is worth making; settle as given.
+    Settle(Settled),
+    /// A span is big enough to fold; the caller checks latch, clock and cost.
+    Consider(Candidate),
+}
+
+/// The visit when a fold is considered: the partition, the seam and the span.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    input_count: usize,
+    part: Partition,
+    split_at: usize,
+    pub span: SpanFacts,
+    /// `createdAt`/`updatedAt` of the summary; `None` means "use now".
+    pub anchor: Option<f64>,
+    /// `toTurn` of each summary already in recall, in sorted order.
+    summary_turns: Vec<f64>,
+}
+
+pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {
+    let split_at = seam(facts, &part.raw, config.preserve_recent);
+    let min_fold = config.min_fold_entries.max(1);
+    if facts.len() < config.trigger_min_entries || split_at < min_fold {
+        let event = (!part.excluded.is_empty()).then(|| {
+            let (reason, evidence) = events::covered_only(part.excluded.len(), part.summaries.len());
+            make_event(facts.len(), part.summaries.len() + part.raw.len(), part.excluded.clone(), Vec::new(), reason, evidence)
+        });
+        return Plan::Settle(Settled { recall: concat_slots(&part.summaries, &part.raw), event });
+    }
+    let span_indices = &part.raw[..split_at];
+    let span_facts = span_indices.iter().map(|&i| &facts[i]);
+    let chars = span_facts.clone().map(|f| f.content_units).sum();
+    let from_turn = facts[span_indices[0]].turn.unwrap_or(0.0);
+    let to_turn_value = facts[span_indices[split_at - 1]].turn.unwrap_or(from_turn);
+    // max(0, updatedAt + 1 …): a missing clock makes the JS max NaN, and NaN or 0 means "now".
+    let anchor = span_facts
+        .map(|f| f.updated_at.map(|u| u + 1.0))
+        .try_fold(0.0_f64, |max, next| next.map(|n| if n.is_nan() { f64::NAN } else { max.max(n) }))
+        .filter(|a| *a != 0.0 && !a.is_nan());
+    let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
+    Plan::Consider(Candidate {
+        input_count: facts.len(),
+        part,
+        split_at,
+        span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
+        anchor,
+        summary_turns,
+    })
+}
+
+impl Candidate {
+    /// Indices of the span entries, oldest first.
+    pub fn span_indices(&self) -> &[usize] {
+        &self.part.raw[..self.split_at]
+    }
+
+    /// UTF-16 length of the label plus its separator, known before any call.
+    pub fn label_chars(&self, model: Option<&str>) -> usize {
+        utf16_len(&self.label(model)) + utf16_len(LABEL_SEPARATOR)
+    }
+
+    pub fn label(&self, model: Option<&str>) -> String {
+        label(self.span.from_turn, self.span.to_turn, self.span.entries, model.unwrap_or(CALLBACK_AUTHOR))
+    }
+
+    /// SPEC §8: when even an empty summary could not make recall smaller.
+    pub fn cannot_pass(&self, model: Option<&str>) -> bool {
+        self.label_chars(model) >= self.span.chars
+    }
+
+    /// settle(raw) with the given decline explained.
+    fn decline(&self, (reason, evidence): (String, Evidence)) -> Settled {
+        let recall = concat_slots(&self.part.summaries, &self.part.raw);
+        let output = recall.len();
+        Settled { recall, event: Some(make_event(self.input_count, output, self.part.excluded.clone(), Vec::new(), reason, evidence)) }
+    }
+
+    pub fn latched(&self) -> Settled {
+        self.decline(events::latched(self.span))
+    }
+
+    pub fn predicted_not_smaller(&self, model: Option<&str>) -> Settled {
+        self.decline(events::predicted_not_smaller(self.span, self.label_chars(model)))
+    }
+
+    pub fn failed(&self, model: Option<&str>, caller: Caller, cause: &str) -> Settled {
+        self.decline(events::failed(self.span, model, caller, cause))
+    }
+
+    pub fn not_smaller(&self, summary_chars: usize, model: Option<&str>, usage: Option<Usage>, caller: Caller) -> Settled {
+        self.decline(events::not_smaller(self.span, summary_chars, model, usage, caller))
+    }
+
+    pub fn invalid_clock(&self, found: &str) -> Settled {
+        self.decline(events::invalid_clock(found))
+    }
+
+    /// settle(tail) with the new summary placed among the summaries by `toTurn`.
+    pub fn folded(
+        &self,
+        summary_chars: usize,
+        write_back: &WriteBack,
+        model: Option<&str>,
+        usage: Option<Usage>,
+        caller: Caller,
+    ) -> Settled {
+        let tail = &self.part.raw[self.split_at..];
+        // Stable: the new summary goes after existing summaries with the same toTurn.
+        let insert_at = self.summary_turns.partition_point(|&t| t <= self.span.to_turn);
+        let mut recall = Vec::with_capacity(self.part.summaries.len() + 1 + tail.len());
+        recall.extend(self.part.summaries[..insert_at].iter().map(|&i| i as u32));
+        recall.push(NEW_SUMMARY_SLOT);
+        recall.extend(self.part.summaries[insert_at..].iter().chain(tail).map(|&i| i as u32));
+        let mut dropped = self.part.excluded.clone();
+        dropped.extend_from_slice(self.span_indices());
+        let (reason, evidence) = events::folded(FoldReport {
+            span: self.span,
+            kept: tail.len(),
+            summary_chars,
+            write_back,
+            model,
+            usage,
+            caller,
+        });
+        let added = vec![super::format::summary_entry_id(self.span.from_turn, self.span.to_turn)];
+        let output = recall.len();
+        Settled { recall, event: Some(make_event(self.input_count, output, dropped, added, reason, evidence)) }
+    }
+}
+
+/// Malformed recall: untouched, explained.
+pub fn invalid_input(loaded_len: usize, spot: &InvalidSpot) -> Settled {
+    let (reason, evidence) = events::invalid_input(spot);
+    Settled {
+        recall: (0..loaded_len as u32).collect(),
+        event: Some(make_event(loaded_len, loaded_len, Vec::new(), Vec::new(), reason, evidence)),
+    }
+}
+
+fn concat_slots(first: &[usize], second: &[usize]) -> Vec<u32> {
+    first.iter().chain(second).map(|&i| i as u32).collect()
+}
+
+fn make_event(input_count: usize, output_count: usize, dropped: Vec<usize>, added: Vec<String>, reason: String, evidence: Evidence) -> Event {
+    Event { reason, input_count, output_count, dropped, added, evidence }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::config::Shape;
+    use crate::core::recall::{partition, SummaryFacts};
+
+    fn config(trigger: usize, preserve: usize) -> StageConfig {
+        let mut config = StageConfig::new(Shape::Callback);
+        config.trigger_min_entries = trigger;
+        config.preserve_recent = preserve;
+        config
+    }
+
+    fn conversation(turns: usize, per_turn: usize, chars: usize) -> Vec<EntryFacts> {
+        (0..turns * per_turn)
+            .map(|i| EntryFacts {
+                turn: Some((i / per_turn) as f64 + 1.0),
+                updated_at: Some(1000.0 + i as f64),
+                content_units: chars,
+                summary: None,
+            })
+            .collect()
+    }
+
+    fn consider(config: &StageConfig, facts: &[EntryFacts]) -> Candidate {
+        match plan(config, facts, partition(facts, None).unwrap()) {
+            Plan::Consider(candidate) => candidate,
+            Plan::Settle(settled) => panic!("expected a fold to be considered, got {settled:?}"),
+        }
+    }
+
+    #[test]
+    fn below_trigger_settles_unchanged_without_event() {
+        let facts = conversation(5, 2, 10);
+        let Plan::Settle(settled) = plan(&config(20, 5), &facts, partition(&facts, None).unwrap()) else { panic!() };
+        assert!(settled.event.is_none());
+        assert!(settled.is_unchanged(facts.len()));
+    }
+
+    #[test]
+    fn span_turns_chars_and_anchor() {
+        let facts = conversation(10, 2, 100);
+        let candidate = consider(&config(20, 5), &facts);
+        // 20 raw, preserve 5 → split at 15, inside turn 8 (entries 14,15) → 14.
+        assert_eq!(candidate.span_indices(), (0..14).collect::<Vec<_>>().as_slice());
+        assert_eq!(candidate.span, SpanFacts { entries: 14, chars: 1400, from_turn: 1.0, to_turn: 7.0 });
+        assert_eq!(candidate.anchor, Some(1014.0));
+    }
+
+    #[test]
+    fn anchor_falls_back_to_now_for_missing_or_non_positive_clocks() {
+        let mut facts = conversation(10, 2, 100);
+        facts[3].updated_at = None;
+        assert_eq!(consider(&config(20, 5), &facts).anchor, None);
+        let negative: Vec<EntryFacts> =
+            conversation(10, 2, 100).into_iter().map(|f| EntryFacts { updated_at: Some(-50.0), ..f }).collect();
+        assert_eq!(consider(&config(20, 5), &negative).anchor, None);
+    }
+
+    #[test]
+    fn fold_places_the_new_summary_among_summaries_by_to_turn() {
+        let mut facts = conversation(10, 2, 100);
+        facts.insert(0, EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, covered_count: 0 }), ..EntryFacts::default() });
+        let candidate = consider(&config(20, 4), &facts);
+        let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader);
+        assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");
+        assert_eq!(settled.recall[1], 0);
+        let event = settled.event.unwrap();
+        assert_eq!(event.added, ["msg-summary-1-8"]);
+        assert_eq!(event.input_count, 21);
+        assert_eq!(event.output_count, settled.recall.len());
+        assert_eq!(event.dropped, (1..=16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn label_prediction() {
+        let short = consider(&config(4, 1), &conversation(4, 1, 10));
+        assert!(short.cannot_pass(None), "3 entries of 10 chars cannot beat a ~280-char label");
+        let long = consider(&config(4, 1), &conversation(4, 1, 1000));
+        assert!(!long.cannot_pass(Some("m")));
+        assert_eq!(long.label_chars(None), utf16_len(&long.label(None)) + 2);
+    }
+}

@@ -1,0 +1,400 @@
+//! Events as plain Rust data: the reason sentence, the counts, which entries
+//! were dropped or added, and the evidence, in the key order SPEC §2/§4 fix.
+//! The bindings turn `dropped` indices into the caller's own ids.
+
+use serde::Serialize;
+
+use super::format::{plural, summary_entry_id};
+use super::js_number::js_number_to_string as num;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub reason: String,
+    pub input_count: usize,
+    pub output_count: usize,
+    /// Indices into the loaded snapshot, in `droppedIds` order.
+    pub dropped: Vec<usize>,
+    pub added: Vec<String>,
+    pub evidence: Evidence,
+}
+
+/// Token usage a provider reported.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Usage {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<f64>,
+}
+
+/// Evidence payloads; each variant's field order is its JSON key order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Evidence {
+    CoveredOnly(CoveredOnly),
+    Latched(Latched),
+    Predicted(Predicted),
+    Failed(Failed),
+    NotSmaller(NotSmaller),
+    Folded(Folded),
+    InvalidInput(InvalidInput),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoveredOnly {
+    pub summarizer_called: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Latched {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    pub latched: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Predicted {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    pub label_chars: usize,
+    pub predicted: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failed {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    pub failed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coalesced: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotSmaller {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    pub summary_chars: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coalesced: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Folded {
+    pub summarizer_called: bool,
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summary_chars: usize,
+    pub persisted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coalesced: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvalidInput {
+    pub summarizer_called: bool,
+    /// Absent when `loaded` itself is the problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid_index: Option<usize>,
+    pub invalid_field: String,
+}
+
+/// A span the stage considered folding, as the sentences describe it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpanFacts {
+    pub entries: usize,
+    pub chars: usize,
+    pub from_turn: f64,
+    pub to_turn: f64,
+}
+
+impl SpanFacts {
+    fn described(&self) -> String {
+        format!(
+            "{} (turns {}\u{2013}{}, {} chars)",
+            plural(self.entries, "entry", "entries"),
+            num(self.from_turn),
+            num(self.to_turn),
+            self.chars
+        )
+    }
+}
+
+/// Whether a shared result was computed by this run or waited for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caller {
+    Leader,
+    Follower,
+}
+
+impl Caller {
+    fn called(self) -> bool {
+        self == Caller::Leader
+    }
+
+    fn coalesced(self) -> Option<bool> {
+        (self == Caller::Follower).then_some(true)
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Caller::Leader => "",
+            Caller::Follower => " (coalesced: a concurrent run over the same span made the one call; this run waited for it)",
+        }
+    }
+}
+
+pub fn covered_only(excluded: usize, summaries: usize) -> (String, Evidence) {
+    (
+        format!(
+            "{} already covered by {} \u{2014} no new call this turn",
+            plural(excluded, "entry", "entries"),
+            plural(summaries, "stored summary", "stored summaries")
+        ),
+        Evidence::CoveredOnly(CoveredOnly { summarizer_called: false }),
+    )
+}
+
+pub fn latched(span: SpanFacts) -> (String, Evidence) {
+    (
+        format!(
+            "the span of {} was refused before as replacement-not-smaller and is not re-asked: \
+the same span gives the same answer, so recall is served verbatim",
+            span.described()
+        ),
+        Evidence::Latched(Latched { span_entries: span.entries, span_chars: span.chars, summarizer_called: false, latched: true }),
+    )
+}
+
+pub fn predicted_not_smaller(span: SpanFacts, label_chars: usize) -> (String, Evidence) {
+    (
+        format!(
+            "replacement-not-smaller, no call made: the label alone is {label_chars} chars, no shorter than \
+the span of {} it would replace, so no summary could make recall smaller; recall is served verbatim",
+            span.described()
+        ),
+        Evidence::Predicted(Predicted {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+            label_chars,
+            predicted: true,
+        }),
+    )
+}
+
+pub fn failed(span: SpanFacts, model: Option<&str>, caller: Caller, cause: &str) -> (String, Evidence) {
+    (
+        format!(
+            "summarizer-failed for the span of {}: recall is served verbatim and the turn goes on{}. Cause: {cause}",
+            span.described(),
+            caller.suffix()
+        ),
+        Evidence::Failed(Failed {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: caller.called(),
+            failed: true,
+            model: model.map(str::to_owned),
+            coalesced: caller.coalesced(),
+        }),
+    )
+}
+
+pub fn not_smaller(
+    span: SpanFacts,
+    summary_chars: usize,
+    model: Option<&str>,
+    usage: Option<Usage>,
+    caller: Caller,
+) -> (String, Evidence) {
+    (
+        format!(
+            "replacement-not-smaller: the summary with its label is {summary_chars} chars and the span of {} \
+is {} chars, so folding would grow recall; the span is latched and served verbatim{}",
+            span.described(),
+            span.chars,
+            caller.suffix()
+        ),
+        Evidence::NotSmaller(NotSmaller {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: caller.called(),
+            summary_chars,
+            model: model.map(str::to_owned),
+            usage,
+            coalesced: caller.coalesced(),
+        }),
+    )
+}
+
+/// What happened to the write-back of a fold.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WriteBack {
+    Written,
+    NoStore,
+    Failed(String),
+}
+
+pub struct FoldReport<'a> {
+    pub span: SpanFacts,
+    pub kept: usize,
+    pub summary_chars: usize,
+    pub write_back: &'a WriteBack,
+    pub model: Option<&'a str>,
+    pub usage: Option<Usage>,
+    pub caller: Caller,
+}
+
+pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
+    let span = report.span;
+    let write_back = match report.write_back {
+        WriteBack::Written => " \u{2014} written back, so this span is not summarized again".to_owned(),
+        WriteBack::NoStore => {
+            " \u{2014} not written back (no store configured), so this fold is paid for every turn".to_owned()
+        }
+        WriteBack::Failed(cause) => format!(" \u{2014} write-back FAILED ({cause}), so this fold will be paid again"),
+    };
+    (
+        format!(
+            "folded {} (turns {}\u{2013}{}) into {}; {} kept verbatim{write_back}{}",
+            plural(span.entries, "entry", "entries"),
+            num(span.from_turn),
+            num(span.to_turn),
+            summary_entry_id(span.from_turn, span.to_turn),
+            report.kept,
+            report.caller.suffix()
+        ),
+        Evidence::Folded(Folded {
+            summarizer_called: report.caller.called(),
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summary_chars: report.summary_chars,
+            persisted: *report.write_back == WriteBack::Written,
+            model: report.model.map(str::to_owned),
+            usage: report.usage,
+            coalesced: report.caller.coalesced(),
+        }),
+    )
+}
+
+/// Where recall was malformed, named the way the user would write it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InvalidSpot {
+    /// `None` when `loaded` itself is not an array.
+    pub index: Option<usize>,
+    /// `entry`, `id`, `value`, `value.content`, `source.turn`, `updatedAt`, or `loaded`.
+    pub field: String,
+    /// What was found there, e.g. `a number (42)`.
+    pub found: String,
+    /// What is accepted there.
+    pub expected: String,
+}
+
+pub fn invalid_input(spot: &InvalidSpot) -> (String, Evidence) {
+    let place = match spot.index {
+        Some(index) if spot.field == "entry" => format!("loaded[{index}]"),
+        Some(index) => format!("loaded[{index}].{}", spot.field),
+        None => "loaded".to_owned(),
+    };
+    (
+        format!(
+            "invalid-input: {place} is {} (expected {}); recall is left untouched, with no summarizer call \
+and no write this turn. Fix whatever writes these entries to the store",
+            spot.found, spot.expected
+        ),
+        Evidence::InvalidInput(InvalidInput {
+            summarizer_called: false,
+            invalid_index: spot.index,
+            invalid_field: spot.field.clone(),
+        }),
+    )
+}
+
+/// An `invalid-input` decline about the configured clock.
+pub fn invalid_clock(found: &str) -> (String, Evidence) {
+    (
+        format!(
+            "invalid-input: the configured `now` clock returned {found} (expected a finite number of unix ms); \
+the fold is skipped and recall is served verbatim. Fix the `now` option"
+        ),
+        Evidence::InvalidInput(InvalidInput { summarizer_called: false, invalid_index: None, invalid_field: "now".to_owned() }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPAN: SpanFacts = SpanFacts { entries: 3, chars: 120, from_turn: 1.0, to_turn: 2.0 };
+
+    #[test]
+    fn reasons_carry_their_stable_tokens() {
+        assert_eq!(covered_only(1, 1).0, "1 entry already covered by 1 stored summary \u{2014} no new call this turn");
+        assert_eq!(covered_only(4, 2).0, "4 entries already covered by 2 stored summaries \u{2014} no new call this turn");
+        assert!(latched(SPAN).0.contains("not re-asked"));
+        let (reason, _) = failed(SPAN, Some("m"), Caller::Leader, "boom");
+        assert!(reason.contains("summarizer-failed") && reason.contains("verbatim") && reason.ends_with("Cause: boom"));
+        let (reason, _) = failed(SPAN, None, Caller::Follower, "boom");
+        assert!(reason.ends_with("Cause: boom"), "{reason}");
+        let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader);
+        assert!(reason.contains("replacement-not-smaller") && reason.contains("130") && reason.contains("120"));
+        let (reason, _) = predicted_not_smaller(SPAN, 300);
+        assert!(reason.contains("replacement-not-smaller") && reason.contains("no call made"));
+    }
+
+    #[test]
+    fn fold_reason_names_the_write_back() {
+        let report = |write_back| FoldReport {
+            span: SPAN,
+            kept: 5,
+            summary_chars: 80,
+            write_back,
+            model: None,
+            usage: None,
+            caller: Caller::Leader,
+        };
+        assert_eq!(
+            folded(report(&WriteBack::Written)).0,
+            "folded 3 entries (turns 1\u{2013}2) into msg-summary-1-2; 5 kept verbatim \u{2014} written back, so this span is not summarized again"
+        );
+        assert!(folded(report(&WriteBack::NoStore)).0.contains("no store configured"));
+        assert!(folded(report(&WriteBack::Failed("disk full".into()))).0.contains("write-back FAILED (disk full)"));
+    }
+
+    #[test]
+    fn invalid_input_names_index_and_field() {
+        let spot = InvalidSpot {
+            index: Some(3),
+            field: "value.content".into(),
+            found: "a number (42)".into(),
+            expected: "a string, null or absent".into(),
+        };
+        let (reason, evidence) = invalid_input(&spot);
+        assert!(reason.starts_with("invalid-input: loaded[3].value.content is a number (42)"), "{reason}");
+        assert_eq!(
+            evidence,
+            Evidence::InvalidInput(InvalidInput { summarizer_called: false, invalid_index: Some(3), invalid_field: "value.content".into() })
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! JavaScript's `Number.prototype.toString()` (radix 10) for an `f64`.
+//!
+//! Summary ids (`msg-summary-{from}-{to}`) and the stored label embed turn
+//! numbers exactly as `String(n)` renders them, and other readers match those
+//! strings byte for byte, so Rust's own float formatting (`1e21` →
+//! `"1000000000000000000000"`) is not good enough.
+
+/// `String(x)` for a JS number: shortest round-trip digits laid out per
+/// ECMAScript Number::toString (`1e+21`, `1.5e-7`, `-0` → `"0"`).
+pub fn js_number_to_string(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".to_owned();
+    }
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
+    }
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    // `{:e}` gives the shortest round-trip digits, e.g. "1.2345e3" or "5e-7".
+    let scientific = format!("{:e}", x.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific.as_str(), "0"));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let k = digits.len() as i32;
+    // ECMAScript's n: the decimal point sits after n digits.
+    let n = exponent.parse::<i32>().unwrap_or(0) + 1;
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat('0').take((n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat('0').take((-n) as usize));
+        out.push_str(&digits);
+    } else {
+        let e = n - 1;
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if e >= 0 { '+' } else { '-' });
+        out.push_str(&e.abs().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_number_to_string as s;
+
+    #[test]
+    fn matches_javascript_string_conversion() {
+        // Expected values are what `String(x)` prints in Node 20.
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0"),
+            (-0.0, "0"),
+            (7.0, "7"),
+            (-3.0, "-3"),
+            (12.5, "12.5"),
+            (0.1, "0.1"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (9007199254740993.0, "9007199254740992"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (2.5e21, "2.5e+21"),
+            (-1.25e-10, "-1.25e-10"),
+        ];
+        for (x, expected) in cases {
+            assert_eq!(s(*x), *expected, "String({x:?})");
+        }
+    }
+}

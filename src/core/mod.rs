@@ -1,0 +1,10 @@
+//! The pure-Rust core: decisions, formats and events as plain Rust data.
+//! Nothing here knows about JavaScript; `cargo test` runs it natively.
+
+pub mod config;
+pub mod decision;
+pub mod events;
+pub mod format;
+pub mod js_number;
+pub mod latch;
+pub mod recall;
