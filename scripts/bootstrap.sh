@@ -35,9 +35,10 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# 1. System packages: browsers for the browser tests, wasm-opt for size, and
-#    (only when rustup cannot provide wasm32) Debian's Rust with std sources.
-apt_install chromium chromium-driver binaryen
+# 1. System packages: Chromium and its driver for the browser tests, and (only
+#    when rustup cannot provide wasm32) Debian's Rust with its std sources.
+#    wasm-opt comes from npm's binaryen (step 4): Debian's is too old.
+apt_install chromium chromium-driver
 if [ "$FPS_TOOLCHAIN" = debian ]; then
   apt_install rustc-web cargo-web rust-web-src rust-web-llvm lld-22
 fi
@@ -86,7 +87,8 @@ if ! command -v wasm-pack >/dev/null 2>&1; then
   cargo install --quiet wasm-pack --locked
 fi
 
-# 4. npm dependencies of the JS tests, demo and benchmarks (lockfile-exact).
+# 4. npm dependencies: esbuild and wasm-opt for the build, and the JS tests,
+#    demo and benchmarks (lockfile-exact).
 if [ ! -d "$root/node_modules" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
   log "npm ci"
   (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

@@ -24,37 +24,37 @@ pub struct SummaryFacts {
     pub covered_count: usize,
 }
 
-/// Entry ids followed by every summary's covered ids, in one string: JS sends
-/// them in one crossing and Rust slices them without further copies.
+/// Many JS strings sent as one (e.g. entry ids followed by every summary's
+/// covered ids): one crossing, and Rust slices it without further copies.
 #[derive(Clone, Debug, Default)]
-pub struct IdTable {
+pub struct StringTable {
     text: String,
     /// Byte offset where each id ends.
     ends: Vec<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IdTableError;
+pub struct StringTableError;
 
-impl IdTable {
-    /// Splits `joined` by the UTF-16 lengths JS reported for each id.
-    pub fn from_utf16_lengths(joined: String, lengths: &[u32]) -> Result<IdTable, IdTableError> {
+impl StringTable {
+    /// Splits `joined` by the UTF-16 lengths JS reported for each string.
+    pub fn from_utf16_lengths(joined: String, lengths: &[u32]) -> Result<StringTable, StringTableError> {
         let mut ends = Vec::with_capacity(lengths.len());
         let mut chars = joined.char_indices().peekable();
         let mut byte = 0;
         for &units in lengths {
             let mut remaining = units as usize;
             while remaining > 0 {
-                let (at, c) = chars.next().ok_or(IdTableError)?;
-                remaining = remaining.checked_sub(c.len_utf16()).ok_or(IdTableError)?;
+                let (at, c) = chars.next().ok_or(StringTableError)?;
+                remaining = remaining.checked_sub(c.len_utf16()).ok_or(StringTableError)?;
                 byte = at + c.len_utf8();
             }
             ends.push(byte);
         }
         if chars.next().is_some() {
-            return Err(IdTableError);
+            return Err(StringTableError);
         }
-        Ok(IdTable { text: joined, ends })
+        Ok(StringTable { text: joined, ends })
     }
 
     pub fn len(&self) -> usize {
@@ -71,9 +71,9 @@ impl IdTable {
     }
 
     #[cfg(test)]
-    pub fn from_ids(ids: &[&str]) -> IdTable {
+    pub fn from_strs(ids: &[&str]) -> StringTable {
         let lengths: Vec<u32> = ids.iter().map(|id| id.encode_utf16().count() as u32).collect();
-        IdTable::from_utf16_lengths(ids.concat(), &lengths).expect("consistent test ids")
+        StringTable::from_utf16_lengths(ids.concat(), &lengths).expect("consistent test ids")
     }
 }
 
@@ -93,13 +93,13 @@ pub fn needs_ids_for_partition(facts: &[EntryFacts]) -> bool {
     facts.iter().any(|f| f.summary.as_ref().is_some_and(|s| s.covered_count > 0))
 }
 
-pub fn partition(facts: &[EntryFacts], ids: Option<&IdTable>) -> Result<Partition, IdTableError> {
+pub fn partition(facts: &[EntryFacts], ids: Option<&StringTable>) -> Result<Partition, StringTableError> {
     let mut covered: HashSet<&str> = HashSet::new();
     if needs_ids_for_partition(facts) {
-        let ids = ids.ok_or(IdTableError)?;
+        let ids = ids.ok_or(StringTableError)?;
         let covered_total: usize = facts.iter().filter_map(|f| f.summary.as_ref()).map(|s| s.covered_count).sum();
         if ids.len() != facts.len() + covered_total {
-            return Err(IdTableError);
+            return Err(StringTableError);
         }
         covered.extend((facts.len()..ids.len()).map(|i| ids.get(i)));
     }
@@ -147,11 +147,11 @@ mod tests {
 
     #[test]
     fn id_table_splits_by_utf16_lengths() {
-        let table = IdTable::from_ids(&["a", "😀b", "", "中"]);
+        let table = StringTable::from_strs(&["a", "😀b", "", "中"]);
         assert_eq!((0..4).map(|i| table.get(i)).collect::<Vec<_>>(), ["a", "😀b", "", "中"]);
-        assert!(IdTable::from_utf16_lengths("ab".into(), &[1]).is_err(), "left-over text");
-        assert!(IdTable::from_utf16_lengths("😀".into(), &[1]).is_err(), "split surrogate pair");
-        assert!(IdTable::from_utf16_lengths("a".into(), &[2]).is_err(), "too short");
+        assert!(StringTable::from_utf16_lengths("ab".into(), &[1]).is_err(), "left-over text");
+        assert!(StringTable::from_utf16_lengths("😀".into(), &[1]).is_err(), "split surrogate pair");
+        assert!(StringTable::from_utf16_lengths("a".into(), &[2]).is_err(), "too short");
     }
 
     #[test]
@@ -172,7 +172,7 @@ mod tests {
         let mut facts = raw_turns(&[Some(1.0), Some(1.0), None, Some(2.0)]);
         facts[2].summary = Some(SummaryFacts { to_turn: 1.0, covered_count: 3 });
         // The summary also names itself and an id nobody has: both are harmless.
-        let ids = IdTable::from_ids(&["m0", "m1", "s", "m3", "m0", "s", "ghost"]);
+        let ids = StringTable::from_strs(&["m0", "m1", "s", "m3", "m0", "s", "ghost"]);
         let part = partition(&facts, Some(&ids)).unwrap();
         assert_eq!(part.summaries, [2]);
         assert_eq!(part.excluded, [0]);

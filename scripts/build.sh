@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/: release Wasm → wasm-bindgen (web target)
+# → wasm-opt → scripts/assemble-package.mjs (inline bytes, ESM + CJS bundles,
+# pkg-template files). Bootstraps the toolchain first (quick when present).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+bash "$here/bootstrap.sh"
+# shellcheck source=toolchain-env.sh
+source "$here/toolchain-env.sh"
+cd "$root"
+
+cargo build --quiet --release --target wasm32-unknown-unknown
+rm -rf target/bindgen
+wasm-bindgen --target web --out-dir target/bindgen --no-typescript \
+  target/wasm32-unknown-unknown/release/footprint_summarize.wasm
+# binaryen from npm (Debian's 108 breaks the externref table wasm-bindgen
+# emits). Rust enables these Wasm features by default; binaryen must be told.
+node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  target/bindgen/footprint_summarize_bg.wasm -o target/bindgen/footprint_summarize_bg.wasm
+node scripts/assemble-package.mjs

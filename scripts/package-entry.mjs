@@ -1,0 +1,23 @@
+// The package entry, bundled by scripts/assemble-package.mjs into
+// dist/index.mjs (ESM) and dist/index.cjs (CJS) with the Wasm bytes inlined.
+// Instantiating synchronously at import is what lets `summarize(config)` be
+// called (and throw on a bad config) right after import, in Node, in a
+// browser <script type="module">, and inside any bundle, with no plugin and
+// no async init step.
+import { initSync, summarize, summaryEntryId, summaryCoverage, isSummaryEntry, summaryConstants } from './footprint_summarize.js';
+import { WASM_BASE64 } from './wasm-bytes.js';
+
+function decodeBase64(base64) {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+initSync({ module: decodeBase64(WASM_BASE64) });
+
+const [idPrefix, coverageKey, framePrefix] = summaryConstants();
+export const SUMMARY_ID_PREFIX = idPrefix;
+export const SUMMARY_COVERAGE_KEY = coverageKey;
+export const SUMMARY_FRAME_PREFIX = framePrefix;
+export { summarize, summaryEntryId, summaryCoverage, isSummaryEntry };

@@ -1,0 +1,336 @@
+// The JS half of the bindings layer. Each function here is one JS↔Wasm
+// crossing that does a whole job on the JS side: walking recall once, packing
+// what Rust needs into typed arrays, or building the plain objects Rust
+// decided on. Reading a field from Rust costs a crossing per field per entry;
+// reading it here costs a property load. No decisions are made in this file.
+
+// Per-entry facts, STRIDE numbers each (see `EntryFacts` in src/core/recall.rs).
+const STRIDE = 6;
+const HAS_TURN = 1;
+const HAS_UPDATED_AT = 2;
+const IS_SUMMARY = 4;
+// A missing role in the span-text table (roles are otherwise String()-ed).
+const MISSING = 0xffffffff;
+
+/** SPEC §1 `summaryCoverage`: the stored coverage object, or undefined. */
+export function coverageOf(entry) {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const metadata = entry.metadata;
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const coverage = metadata.summarizes;
+  if (typeof coverage !== 'object' || coverage === null || !Array.isArray(coverage.coveredIds)) return undefined;
+  return coverage;
+}
+
+/** A short, safe description of any value for messages: `a number (42)`. */
+export function describe(value) {
+  try {
+    switch (typeof value) {
+      case 'undefined':
+        return 'undefined';
+      case 'string':
+        return `a string (${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)})`;
+      case 'number':
+      case 'bigint':
+      case 'boolean':
+        return `a ${typeof value} (${String(value)})`;
+      case 'symbol':
+        return `a symbol (${value.description ?? ''})`;
+      case 'function':
+        return 'a function';
+      default:
+        if (value === null) return 'null';
+        if (Array.isArray(value)) return `an array (length ${value.length})`;
+        if (value instanceof Map) return 'a Map';
+        return 'an object';
+    }
+  } catch {
+    return 'an unreadable value';
+  }
+}
+
+function finiteOrAbsent(value) {
+  return value === undefined || value === null || (typeof value === 'number' && Number.isFinite(value));
+}
+
+class RecallRead {
+  constructor(snapshot) {
+    this.snapshot = snapshot;
+    this.facts = undefined;
+    this.coverages = [];
+    this.invalid = undefined;
+    this.idLengths = undefined;
+    this.textLengths = undefined;
+  }
+  get length() {
+    return this.snapshot.length;
+  }
+  reject(index, field, value, expected) {
+    this.invalid = { index, field, found: describe(value), expected };
+    return this;
+  }
+}
+
+/**
+ * SPEC §4 step 1: snapshot recall ONCE by iteration (footprintjs hands out
+ * live element proxies on index reads), validate it (SPEC §8), and pack the
+ * facts. On invalid input, `invalid` names the first offending spot.
+ */
+export function readRecall(loaded) {
+  if (loaded === undefined || loaded === null) return new RecallRead([]);
+  if (!Array.isArray(loaded)) {
+    return new RecallRead([]).reject(-1, 'loaded', loaded, 'an array of memory entries, or undefined');
+  }
+  const read = new RecallRead(Array.from(loaded));
+  const snapshot = read.snapshot;
+  const facts = new Float64Array(snapshot.length * STRIDE);
+  for (let i = 0; i < snapshot.length; i++) {
+    const entry = snapshot[i];
+    if (typeof entry !== 'object' || entry === null) return read.reject(i, 'entry', entry, 'a memory entry object');
+    if (typeof entry.id !== 'string') return read.reject(i, 'id', entry.id, 'a string');
+    const value = entry.value;
+    if (typeof value !== 'object' || value === null) return read.reject(i, 'value', value, 'an object with a `content`');
+    const content = value.content;
+    if (typeof content !== 'string' && content !== undefined && content !== null) {
+      return read.reject(i, 'value.content', content, 'a string, null or absent');
+    }
+    const source = entry.source;
+    const turn = typeof source === 'object' && source !== null ? source.turn : undefined;
+    if (!finiteOrAbsent(turn)) return read.reject(i, 'source.turn', turn, 'a finite number or absent');
+    const updatedAt = entry.updatedAt;
+    if (!finiteOrAbsent(updatedAt)) return read.reject(i, 'updatedAt', updatedAt, 'a finite number or absent');
+
+    const at = i * STRIDE;
+    let flags = 0;
+    if (turn !== undefined && turn !== null) {
+      flags |= HAS_TURN;
+      facts[at + 1] = turn;
+    }
+    if (updatedAt !== undefined && updatedAt !== null) {
+      flags |= HAS_UPDATED_AT;
+      facts[at + 2] = updatedAt;
+    }
+    facts[at + 3] = typeof content === 'string' ? content.length : 0;
+    const coverage = coverageOf(entry);
+    if (coverage !== undefined) {
+      flags |= IS_SUMMARY;
+      const toTurn = coverage.toTurn;
+      facts[at + 4] = typeof toTurn === 'number' && Number.isFinite(toTurn) ? toTurn : 0;
+      const covered = coverage.coveredIds.filter((id) => typeof id === 'string');
+      facts[at + 5] = covered.length;
+      read.coverages.push(covered);
+    }
+    facts[at] = flags;
+  }
+  read.facts = facts;
+  return read;
+}
+
+/** Every entry's id, then every summary's string covered ids, in one string. */
+export function readIds(read) {
+  const lengths = [];
+  let joined = '';
+  for (const entry of read.snapshot) {
+    joined += entry.id;
+    lengths.push(entry.id.length);
+  }
+  for (const covered of read.coverages) {
+    for (const id of covered) {
+      joined += id;
+      lengths.push(id.length);
+    }
+  }
+  read.idLengths = Uint32Array.from(lengths);
+  return joined;
+}
+
+/** Role then content of each span entry, in one string (provider transcript). */
+export function readSpanText(read, span) {
+  const lengths = new Uint32Array(span.length * 2);
+  let joined = '';
+  for (let k = 0; k < span.length; k++) {
+    const value = read.snapshot[span[k]].value;
+    const role = value.role === undefined || value.role === null ? undefined : String(value.role);
+    const content = typeof value.content === 'string' ? value.content : '';
+    lengths[2 * k] = role === undefined ? MISSING : role.length;
+    lengths[2 * k + 1] = content.length;
+    joined += (role ?? '') + content;
+  }
+  read.textLengths = lengths;
+  return joined;
+}
+
+/** A stable key for the identity: same conversation, same key. */
+export function identityKey(identity) {
+  if (typeof identity !== 'object' || identity === null) return `${typeof identity}:${String(identity)}`;
+  try {
+    return JSON.stringify([identity.tenant, identity.principal, identity.conversationId]);
+  } catch {
+    return `object:${String(identity.conversationId)}`;
+  }
+}
+
+function causeOf(error) {
+  try {
+    if (error instanceof Error) return error.message || error.name;
+    return String(error);
+  } catch {
+    return 'an unprintable error';
+  }
+}
+
+/**
+ * Runs `start(signal)` under an optional deadline. Never rejects: resolves to
+ * `{ ok, text, usage, cause }`. Past the deadline the signal is aborted and a
+ * late answer is ignored.
+ */
+function underDeadline(start, timeoutMs, readText) {
+  const controller = timeoutMs === undefined ? undefined : new AbortController();
+  const call = new Promise((resolve) => resolve(start(controller?.signal)));
+  let timer;
+  const raced =
+    controller === undefined
+      ? call
+      : Promise.race([
+          call,
+          new Promise((_, reject) => {
+            timer = setTimeout(() => {
+              const error = new Error(`timed out after ${timeoutMs} ms`);
+              controller.abort(error);
+              reject(error);
+            }, timeoutMs);
+          }),
+        ]);
+  return raced.then(readText, (error) => ({ ok: false, cause: causeOf(error) })).finally(() => clearTimeout(timer));
+}
+
+function textOutcome(text, usage) {
+  if (typeof text !== 'string') {
+    return { ok: false, cause: `the summarizer returned ${describe(text)} instead of a string` };
+  }
+  return { ok: true, text, usage };
+}
+
+/** The provider shape: one `complete` call with the transcript as data. */
+export function callProvider(llm, systemPrompt, transcript, model, timeoutMs) {
+  return underDeadline(
+    (signal) => {
+      const request = { systemPrompt, messages: [{ role: 'user', content: transcript }], model };
+      if (signal !== undefined) request.signal = signal;
+      return llm.complete(request);
+    },
+    timeoutMs,
+    (response) => {
+      if (typeof response !== 'object' || response === null) {
+        return { ok: false, cause: `the provider resolved to ${describe(response)} instead of a response object` };
+      }
+      const usage = response.usage;
+      const reported =
+        typeof usage === 'object' && usage !== null
+          ? {
+              input: typeof usage.input === 'number' ? usage.input : undefined,
+              output: typeof usage.output === 'number' ? usage.output : undefined,
+            }
+          : undefined;
+      return textOutcome(response.content, reported);
+    },
+  );
+}
+
+/** The callback shape: the span's own value objects after the instruction. */
+export function callCallback(llm, systemPrompt, read, span, timeoutMs) {
+  const messages = [{ role: 'system', content: systemPrompt }];
+  for (const index of span) messages.push(read.snapshot[index].value);
+  return underDeadline(() => llm(messages), timeoutMs, (text) => textOutcome(text, undefined));
+}
+
+/** store.put(identity, entry); never rejects. */
+export function putEntry(store, identity, entry) {
+  return new Promise((resolve) => resolve(store.put(identity, entry))).then(
+    () => ({ ok: true }),
+    (error) => ({ ok: false, cause: causeOf(error) }),
+  );
+}
+
+/** The summary entry and its coverage, in SPEC §2 key order. */
+export function summaryEntry(read, span, id, label, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
+  const snapshot = read.snapshot;
+  const coveredIds = Array.from(span, (index) => snapshot[index].id);
+  const coverage =
+    model === undefined
+      ? { fromTurn, toTurn, entryCount: span.length, coveredIds, summarizedAtMs: now }
+      : { fromTurn, toTurn, entryCount: span.length, coveredIds, model, summarizedAtMs: now };
+  const entry = {
+    id,
+    value: { role: 'system', content: label + '\n\n' + text },
+    metadata: { summarizes: coverage },
+    version: 1,
+    createdAt: anchor,
+    updatedAt: anchor,
+    lastAccessedAt: now,
+    accessCount: 0,
+  };
+  if (ttlMs !== undefined) entry.ttl = anchor + ttlMs;
+  entry.tier = tier;
+  const firstSource = snapshot[span[0]].source;
+  const identity = typeof firstSource === 'object' && firstSource !== null ? firstSource.identity : undefined;
+  entry.source = identity ? { turn: toTurn, identity } : { turn: toTurn };
+  return entry;
+}
+
+/** Recall from slots; 0xffffffff is the new summary. */
+export function buildRecall(read, slots, newSummary) {
+  const snapshot = read.snapshot;
+  const recall = new Array(slots.length);
+  for (let k = 0; k < slots.length; k++) {
+    const slot = slots[k];
+    recall[k] = slot === MISSING ? newSummary : snapshot[slot];
+  }
+  return recall;
+}
+
+/** The event payload in SPEC §2 key order, with the caller's own ids. */
+export function eventPayload(strategyId, reason, inputCount, outputCount, read, dropped, addedIds, evidence) {
+  const snapshot = read.snapshot;
+  return {
+    strategyId,
+    strategyKind: 'summarizing',
+    reason,
+    inputMemoryCount: inputCount,
+    outputMemoryCount: outputCount,
+    droppedIds: Array.from(dropped, (index) => snapshot[index].id),
+    addedIds,
+    scoreEvidence: evidence,
+  };
+}
+
+/** scope.$emit (this = scope), then onEvent. An observer that throws is ignored. */
+export function emitEvent(scope, onEvent, type, payload) {
+  if (scope !== undefined) {
+    try {
+      const emit = scope.$emit;
+      if (typeof emit === 'function') emit.call(scope, type, payload);
+    } catch {
+      // An observer's failure is the observer's; the turn goes on.
+    }
+  }
+  if (onEvent !== undefined) {
+    try {
+      onEvent(type, payload);
+    } catch {
+      // Same.
+    }
+  }
+}
+
+/** The stage function footprintjs calls, with `fold` attached. */
+export function makeStage(inner) {
+  const stage = (scope) => inner.run(scope);
+  stage.fold = (loaded, identity) => inner.fold(loaded, identity);
+  return stage;
+}
+
+/** The single documented warning. */
+export function warn(message) {
+  console.warn(message);
+}

@@ -1,0 +1,103 @@
+//! Declarations of `glue.js`, the JS half of the bindings layer.
+
+use js_sys::{Float64Array, Promise, Uint32Array};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/bindings/glue.js")]
+extern "C" {
+    /// One recall, snapshotted and validated by `readRecall`.
+    pub type RecallRead;
+
+    #[wasm_bindgen(js_name = readRecall)]
+    pub fn read_recall(loaded: &JsValue) -> RecallRead;
+    #[wasm_bindgen(method, getter)]
+    pub fn length(this: &RecallRead) -> u32;
+    #[wasm_bindgen(method, getter)]
+    pub fn facts(this: &RecallRead) -> Option<Float64Array>;
+    #[wasm_bindgen(method, getter)]
+    pub fn invalid(this: &RecallRead) -> Option<InvalidSpotJs>;
+    #[wasm_bindgen(method, getter, js_name = idLengths)]
+    pub fn id_lengths(this: &RecallRead) -> Uint32Array;
+    #[wasm_bindgen(method, getter, js_name = textLengths)]
+    pub fn text_lengths(this: &RecallRead) -> Uint32Array;
+    #[wasm_bindgen(method, getter)]
+    pub fn snapshot(this: &RecallRead) -> JsValue;
+
+    pub type InvalidSpotJs;
+    #[wasm_bindgen(method, getter)]
+    pub fn index(this: &InvalidSpotJs) -> i32;
+    #[wasm_bindgen(method, getter)]
+    pub fn field(this: &InvalidSpotJs) -> String;
+    #[wasm_bindgen(method, getter)]
+    pub fn found(this: &InvalidSpotJs) -> String;
+    #[wasm_bindgen(method, getter)]
+    pub fn expected(this: &InvalidSpotJs) -> String;
+
+    #[wasm_bindgen(js_name = readIds)]
+    pub fn read_ids(read: &RecallRead) -> String;
+    #[wasm_bindgen(js_name = readSpanText)]
+    pub fn read_span_text(read: &RecallRead, span: &[u32]) -> String;
+    #[wasm_bindgen(js_name = identityKey)]
+    pub fn identity_key(identity: &JsValue) -> String;
+    #[wasm_bindgen(js_name = coverageOf)]
+    pub fn coverage_of(entry: &JsValue) -> JsValue;
+    pub fn describe(value: &JsValue) -> String;
+
+    /// What a summarizer call came to: `{ ok, text, usage, cause }`.
+    pub type CallOutcome;
+    #[wasm_bindgen(method, getter)]
+    pub fn ok(this: &CallOutcome) -> bool;
+    #[wasm_bindgen(method, getter)]
+    pub fn text(this: &CallOutcome) -> js_sys::JsString;
+    #[wasm_bindgen(method, getter)]
+    pub fn cause(this: &CallOutcome) -> String;
+    #[wasm_bindgen(method, getter)]
+    pub fn usage(this: &CallOutcome) -> Option<UsageJs>;
+
+    pub type UsageJs;
+    #[wasm_bindgen(method, getter)]
+    pub fn input(this: &UsageJs) -> Option<f64>;
+    #[wasm_bindgen(method, getter)]
+    pub fn output(this: &UsageJs) -> Option<f64>;
+
+    #[wasm_bindgen(js_name = callProvider)]
+    pub fn call_provider(llm: &JsValue, system_prompt: &str, transcript: &str, model: &str, timeout_ms: Option<f64>) -> Promise;
+    #[wasm_bindgen(js_name = callCallback)]
+    pub fn call_callback(llm: &JsValue, system_prompt: &str, read: &RecallRead, span: &[u32], timeout_ms: Option<f64>) -> Promise;
+    #[wasm_bindgen(js_name = putEntry)]
+    pub fn put_entry(store: &JsValue, identity: &JsValue, entry: &JsValue) -> Promise;
+
+    #[wasm_bindgen(js_name = summaryEntry)]
+    pub fn summary_entry(
+        read: &RecallRead,
+        span: &[u32],
+        id: &str,
+        label: &str,
+        text: &js_sys::JsString,
+        from_turn: f64,
+        to_turn: f64,
+        anchor: f64,
+        now: f64,
+        ttl_ms: Option<f64>,
+        tier: &str,
+        model: Option<String>,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = buildRecall)]
+    pub fn build_recall(read: &RecallRead, slots: &[u32], new_summary: &JsValue) -> js_sys::Array;
+    #[wasm_bindgen(js_name = eventPayload)]
+    pub fn event_payload(
+        strategy_id: &str,
+        reason: &str,
+        input_count: u32,
+        output_count: u32,
+        read: &RecallRead,
+        dropped: &[u32],
+        added_ids: Vec<String>,
+        evidence: &JsValue,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = emitEvent)]
+    pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &str, payload: &JsValue);
+    #[wasm_bindgen(js_name = makeStage)]
+    pub fn make_stage(inner: JsValue) -> JsValue;
+    pub fn warn(message: &str);
+}
