@@ -4,7 +4,16 @@
 // called (and throw on a bad config) right after import, in Node, in a
 // browser <script type="module">, and inside any bundle, with no plugin and
 // no async init step.
-import { initSync, summarize, summaryEntryId, summaryCoverage, isSummaryEntry, summaryConstants } from './footprint_summarize.js';
+import {
+  initSync,
+  summarize,
+  summaryEntryId,
+  summaryCoverage,
+  isSummaryEntry,
+  summaryConstants,
+  extractiveBudget,
+  extractiveSummary,
+} from './footprint_summarize.js';
 import { WASM_BASE64 } from './wasm-bytes.js';
 
 function decodeBase64(base64) {
@@ -21,3 +30,13 @@ export const SUMMARY_ID_PREFIX = idPrefix;
 export const SUMMARY_COVERAGE_KEY = coverageKey;
 export const SUMMARY_FRAME_PREFIX = framePrefix;
 export { summarize, summaryEntryId, summaryCoverage, isSummaryEntry };
+
+/**
+ * An offline, deterministic summarizer in the callback shape: keeps the
+ * fact-carrying sentences, never invents text, stays within `maxChars`.
+ * Options are checked now, so a bad budget throws here, not mid-turn.
+ */
+export function extractive(options) {
+  const maxChars = extractiveBudget(options);
+  return async (messages) => extractiveSummary(messages, maxChars);
+}

@@ -2,6 +2,7 @@
 //! JS promises, writes the scope and emits events. No decisions live here.
 
 mod config;
+mod extractive;
 mod flight;
 mod glue;
 mod stage;

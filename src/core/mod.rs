@@ -4,6 +4,7 @@
 pub mod config;
 pub mod decision;
 pub mod events;
+pub mod extractive;
 pub mod format;
 pub mod js_number;
 pub mod latch;
