@@ -6,4 +6,4 @@
 pub mod core;
 
 #[cfg(target_arch = "wasm32")]
-mod bindings;
+pub mod bindings;

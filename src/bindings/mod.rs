@@ -3,6 +3,7 @@
 
 mod config;
 mod extractive;
+pub use extractive::{extractive_budget, extractive_summary};
 mod flight;
 mod glue;
 mod stage;

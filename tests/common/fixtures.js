@@ -1,0 +1,239 @@
+// JS fixtures for the shared wasm-bindgen test suite (tests/common/mod.rs):
+// real JS stores, providers, callbacks, and a Proxy scope that records every
+// get and set, shaped like footprintjs's (index reads hand out live element
+// proxies; iteration yields the plain entries).
+
+/** Entries `msg-{turn}-{i}` for turns 1..=turns, `perTurn` each, SPEC §2 shape. */
+export function conversation(turns, perTurn, contentLength, conversationId) {
+  const entries = [];
+  for (let turn = 1; turn <= turns; turn++) {
+    for (let i = 0; i < perTurn; i++) {
+      const at = turn * 100 + i;
+      entries.push({
+        id: `msg-${turn}-${i}`,
+        value: { role: i % 2 === 0 ? 'user' : 'assistant', content: filler(turn, i, contentLength), extra: 'kept' },
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+        lastAccessedAt: at,
+        accessCount: 0,
+        tier: 'hot',
+        source: { turn, identity: { conversationId: conversationId ?? 'c1' } },
+        custom: { unknownField: turn },
+      });
+    }
+  }
+  return entries;
+}
+
+function filler(turn, i, length) {
+  const base = `turn ${turn} message ${i}: order #${1000 + turn} costs $${turn}.99. `;
+  let text = '';
+  while (text.length < length) text += base;
+  return text.slice(0, length);
+}
+
+export function entry(id, content, turn, updatedAt) {
+  const e = { id, value: { role: 'user', content } };
+  if (turn !== undefined) e.source = { turn };
+  if (updatedAt !== undefined) e.updatedAt = updatedAt;
+  return e;
+}
+
+export function summaryOf(id, coveredIds, toTurn) {
+  return {
+    id,
+    value: { role: 'system', content: 'an earlier summary' },
+    metadata: { summarizes: { fromTurn: 0, toTurn, entryCount: coveredIds.length, coveredIds, summarizedAtMs: 1 } },
+    version: 1,
+    updatedAt: 1,
+  };
+}
+
+export function withProperty(object, path, value) {
+  const keys = path.split('.');
+  let target = object;
+  for (const key of keys.slice(0, -1)) target = target[key];
+  target[keys[keys.length - 1]] = value;
+  return object;
+}
+
+export function clone(value) {
+  return structuredClone(value);
+}
+
+/**
+ * A test harness. `options.reply` decides what the summarizer does:
+ * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }.
+ * `options.shape` is 'callback' or 'provider'; `options.store` is 'ok',
+ * 'reject', 'throw' or 'none'.
+ */
+export class Harness {
+  constructor(options) {
+    this.options = options;
+    this.calls = [];
+    this.signals = [];
+    this.puts = [];
+    this.events = [];
+    this.onEvents = [];
+    this.emitThisWasScope = true;
+    this.warnings = [];
+    this.gets = [];
+    this.sets = [];
+    this.indexReads = 0;
+    this.releases = [];
+  }
+
+  reply(request) {
+    const reply = this.options.reply ?? { text: 'short summary' };
+    if (reply.throw !== undefined) throw new Error(reply.throw);
+    if (reply.reject !== undefined) return Promise.reject(new Error(reply.reject));
+    if (reply.hang) return new Promise(() => {});
+    if (reply.gate) return new Promise((resolve) => this.releases.push(() => resolve(this.wrap(reply.text))));
+    if (reply.lateText !== undefined) {
+      return new Promise((resolve) => setTimeout(() => resolve(this.wrap(reply.lateText)), reply.afterMs));
+    }
+    if ('value' in reply) return Promise.resolve(this.options.shape === 'provider' ? { content: reply.value } : reply.value);
+    const text = typeof reply.text === 'function' ? reply.text(request) : reply.text;
+    return Promise.resolve(this.wrap(text));
+  }
+
+  wrap(text) {
+    if (this.options.shape !== 'provider') return text;
+    return this.options.noUsage ? { content: text } : { content: text, usage: { input: 120, output: 30 } };
+  }
+
+  /** Releases every gated call. */
+  release() {
+    for (const release of this.releases.splice(0)) release();
+  }
+
+  config(extra) {
+    const config = {};
+    if (this.options.shape === 'provider') {
+      config.llm = {
+        name: 'fake',
+        complete: (request) => {
+          this.calls.push(request);
+          this.signals.push(request.signal);
+          return this.reply(request);
+        },
+      };
+      config.model = 'mini-1';
+    } else {
+      config.llm = (messages) => {
+        this.calls.push(messages);
+        return this.reply(messages);
+      };
+    }
+    const storeMode = this.options.store ?? 'ok';
+    if (storeMode !== 'none') {
+      config.store = {
+        put: (identity, entry) => {
+          this.puts.push({ identity, entry });
+          if (storeMode === 'throw') throw new Error('store is read-only');
+          if (storeMode === 'reject') return Promise.reject(new Error('disk full'));
+          return Promise.resolve();
+        },
+      };
+    }
+    config.onEvent = (type, payload) => this.onEvents.push({ type, payload });
+    return Object.assign(config, extra ?? {});
+  }
+
+  /** A scope Proxy recording gets/sets, with a footprintjs-like `loaded`. */
+  scope(loaded, identity) {
+    const harness = this;
+    const state = { loaded: loaded === undefined ? undefined : this.liveArray(loaded), identity };
+    const target = {
+      $emit(type, payload) {
+        if (this !== proxy) harness.emitThisWasScope = false;
+        harness.events.push({ type, payload });
+      },
+    };
+    const proxy = new Proxy(target, {
+      get(t, key) {
+        if (key === '$emit') return t.$emit;
+        harness.gets.push(String(key));
+        return state[key];
+      },
+      set(t, key, value) {
+        harness.sets.push({ key: String(key), value });
+        state[key] = value;
+        return true;
+      },
+    });
+    this.state = state;
+    return proxy;
+  }
+
+  liveArray(entries) {
+    const harness = this;
+    return new Proxy(entries, {
+      get(target, key, receiver) {
+        if (key === Symbol.iterator) return () => target[Symbol.iterator]();
+        if (typeof key === 'string' && /^\d+$/.test(key)) {
+          harness.indexReads++;
+          return { live: true, position: Number(key) };
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  }
+
+  /** Captures console.warn for the duration of a test. */
+  captureWarnings() {
+    this.originalWarn = console.warn;
+    console.warn = (...args) => this.warnings.push(args.join(' '));
+  }
+
+  restoreWarnings() {
+    console.warn = this.originalWarn;
+  }
+
+  json(field) {
+    return JSON.stringify(this[field], (key, value) => (value instanceof AbortSignal ? { aborted: value.aborted } : value));
+  }
+
+  /** Recall as ids, from the scope state after a run. */
+  recallIds() {
+    return JSON.stringify((this.state.loaded ?? []).map((e) => e.id));
+  }
+}
+
+export function ids(array) {
+  return JSON.stringify(Array.from(array, (e) => e.id));
+}
+
+export function keysOf(object) {
+  return JSON.stringify(Object.keys(object));
+}
+
+export function same(a, b) {
+  return a === b;
+}
+
+export function json(value) {
+  return JSON.stringify(value);
+}
+
+export function isPlain(value) {
+  return JSON.stringify(structuredClone(value)) === JSON.stringify(value);
+}
+
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Runs the stage `count` times concurrently over copies of the same recall. */
+export function runConcurrently(stage, harness, loaded, identity, count) {
+  const scopes = Array.from({ length: count }, () => ({
+    loaded: [...loaded],
+    identity,
+    $emit(type, payload) {
+      harness.events.push({ type, payload });
+    },
+  }));
+  const runs = scopes.map((scope) => stage(scope));
+  return { done: Promise.all(runs), scopes };
+}

@@ -1,0 +1,154 @@
+//! Property tests of the pure core (native `cargo test`): for any recall and
+//! any config, nothing is lost, recall is either unchanged or summaries then
+//! the kept entries, and the seam never splits a turn.
+#![cfg(not(target_arch = "wasm32"))]
+
+use footprint_summarize::core::config::{Shape, StageConfig};
+use footprint_summarize::core::decision::{plan, Plan, Settled, NEW_SUMMARY_SLOT};
+use footprint_summarize::core::events::{Caller, WriteBack};
+use footprint_summarize::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+struct Recall {
+    ids: Vec<String>,
+    facts: Vec<EntryFacts>,
+    /// Covered ids of each summary, in entry order.
+    covered: Vec<Vec<String>>,
+}
+
+impl Recall {
+    fn table(&self) -> StringTable {
+        let all: Vec<&str> = self.ids.iter().chain(self.covered.iter().flatten()).map(String::as_str).collect();
+        let lengths: Vec<u32> = all.iter().map(|s| s.encode_utf16().count() as u32).collect();
+        StringTable::from_utf16_lengths(all.concat(), &lengths).unwrap()
+    }
+
+    fn covered_by(&self, index: usize) -> &[String] {
+        let position = self.facts[..index].iter().filter(|f| f.summary.is_some()).count();
+        &self.covered[position]
+    }
+}
+
+/// Raw entries over non-decreasing turns (some undefined), plus summaries
+/// that cover random ids (existing or not) and sit anywhere.
+fn recall() -> impl Strategy<Value = Recall> {
+    (prop::collection::vec((0u8..4, any::<bool>(), 0usize..400), 0..40), prop::collection::vec((0usize..40, prop::collection::vec(0usize..50, 0..8), -2.0f64..30.0), 0..4))
+        .prop_map(|(raw, summaries)| {
+            let mut turn = 1.0;
+            let mut ids = Vec::new();
+            let mut facts = Vec::new();
+            for (k, (step, has_turn, chars)) in raw.into_iter().enumerate() {
+                turn += f64::from(step / 2);
+                ids.push(format!("m{k}😀"));
+                facts.push(EntryFacts { turn: has_turn.then_some(turn), updated_at: Some(k as f64), content_units: chars, summary: None });
+            }
+            let mut covered = Vec::new();
+            for (s, (at, names, to_turn)) in summaries.into_iter().enumerate() {
+                let at = at.min(facts.len());
+                let names: Vec<String> = names.into_iter().map(|n| format!("m{n}😀")).collect();
+                ids.insert(at, format!("summary-{s}"));
+                facts.insert(at, EntryFacts { summary: Some(SummaryFacts { to_turn, covered_count: names.len() }), ..EntryFacts::default() });
+                // Covered ids are listed in entry order of their summaries.
+                let position = facts[..at].iter().filter(|f| f.summary.is_some()).count();
+                covered.insert(position, names);
+            }
+            Recall { ids, facts, covered }
+        })
+}
+
+fn config() -> impl Strategy<Value = StageConfig> {
+    (0usize..30, 0usize..10, 0usize..6).prop_map(|(trigger, preserve, min_fold)| {
+        let mut config = StageConfig::new(Shape::Callback);
+        config.trigger_min_entries = trigger;
+        config.preserve_recent = preserve;
+        config.min_fold_entries = min_fold;
+        config
+    })
+}
+
+/// Every outcome a visit can settle to, for the plan of this recall.
+fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)> {
+    let table = recall.table();
+    let part = partition(&recall.facts, Some(&table)).unwrap();
+    match plan(config, &recall.facts, part) {
+        Plan::Settle(settled) => vec![(settled, Vec::new())],
+        Plan::Consider(candidate) => {
+            let span_ids: Vec<String> = candidate.span_indices().iter().map(|&i| recall.ids[i].clone()).collect();
+            vec![
+                (candidate.latched(), Vec::new()),
+                (candidate.predicted_not_smaller(None), Vec::new()),
+                (candidate.failed(None, Caller::Leader, "x"), Vec::new()),
+                (candidate.not_smaller(10, None, None, Caller::Follower), Vec::new()),
+                (candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader), span_ids),
+            ]
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn nothing_is_lost(recall in recall(), config in config()) {
+        for (settled, new_summary_covers) in outcomes(&recall, &config) {
+            let mut present: Vec<&str> = Vec::new();
+            for &slot in &settled.recall {
+                if slot == NEW_SUMMARY_SLOT {
+                    present.extend(new_summary_covers.iter().map(String::as_str));
+                } else {
+                    let index = slot as usize;
+                    present.push(&recall.ids[index]);
+                    if recall.facts[index].summary.is_some() {
+                        present.extend(recall.covered_by(index).iter().map(String::as_str));
+                    }
+                }
+            }
+            for id in &recall.ids {
+                prop_assert!(present.contains(&id.as_str()), "{} lost", id);
+            }
+        }
+    }
+
+    #[test]
+    fn recall_is_unchanged_or_summaries_then_kept_entries(recall in recall(), config in config()) {
+        for (settled, _) in outcomes(&recall, &config) {
+            if settled.is_unchanged(recall.facts.len()) {
+                continue;
+            }
+            let is_summary = |slot: u32| slot == NEW_SUMMARY_SLOT || recall.facts[slot as usize].summary.is_some();
+            let first_raw = settled.recall.iter().position(|&s| !is_summary(s)).unwrap_or(settled.recall.len());
+            prop_assert!(settled.recall[first_raw..].iter().all(|&s| !is_summary(s)), "summaries come first");
+            let raw: Vec<u32> = settled.recall[first_raw..].to_vec();
+            prop_assert!(raw.windows(2).all(|w| w[0] < w[1]), "kept entries keep their order");
+            let to_turns: Vec<f64> = settled.recall[..first_raw]
+                .iter()
+                .filter(|&&s| s != NEW_SUMMARY_SLOT)
+                .map(|&s| recall.facts[s as usize].summary.as_ref().unwrap().to_turn)
+                .collect();
+            prop_assert!(to_turns.windows(2).all(|w| w[0] <= w[1]), "summaries sorted by toTurn");
+            if let Some(event) = &settled.event {
+                prop_assert_eq!(event.output_count, settled.recall.len());
+                prop_assert_eq!(event.input_count, recall.facts.len());
+            }
+        }
+    }
+
+    #[test]
+    fn the_seam_never_splits_a_turn(recall in recall(), config in config()) {
+        let table = recall.table();
+        let part = partition(&recall.facts, Some(&table)).unwrap();
+        let raw = part.raw.clone();
+        if let Plan::Consider(candidate) = plan(&config, &recall.facts, part) {
+            let span = candidate.span_indices();
+            prop_assert!(!span.is_empty());
+            prop_assert_eq!(span, &raw[..span.len()]);
+            if let (Some(&last), Some(&first_kept)) = (span.last(), raw.get(span.len())) {
+                let (a, b) = (recall.facts[last].turn, recall.facts[first_kept].turn);
+                if a.is_some() && a == b {
+                    prop_assert!(false, "turn {:?} split across the seam", a);
+                }
+            }
+        }
+    }
+}
