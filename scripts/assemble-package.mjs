@@ -21,6 +21,11 @@ copyFileSync(join(root, 'scripts/package-entry.mjs'), join(bindgen, 'entry.mjs')
 rmSync(pkg, { recursive: true, force: true });
 mkdirSync(join(pkg, 'dist'), { recursive: true });
 cpSync(join(root, 'pkg-template'), pkg, { recursive: true });
+// The same declarations read as CommonJS, so `require` users on node16/nodenext
+// resolution get CJS types under "type": "module".
+copyFileSync(join(pkg, 'index.d.ts'), join(pkg, 'index.d.cts'));
+// Not published (package.json "files"): the bytes are inlined in both entries.
+// Kept in pkg/ so size reports can read the exact shipped Wasm.
 copyFileSync(wasmPath, join(pkg, 'dist/footprint_summarize_bg.wasm'));
 
 const common = {

@@ -1,0 +1,361 @@
+/**
+ * footprint-summarize — agentfootprint's `summarize` memory stage (9.14.0
+ * surface), compiled to WebAssembly.
+ *
+ * Reads from scope:  `loaded`, `identity`
+ * Writes to scope:   `loaded` (older entries replaced by ONE summary entry)
+ * Writes to store:   the summary entry, under a deterministic id
+ * Emits:             agentfootprint.memory.strategy_applied (every visit that
+ *                    changes recall or decides not to), carrying the reason,
+ *                    the model, and the token usage the call reported.
+ *
+ * Where it fits:
+ *
+ *   loadRecent → summarize → [filterByDecay] → pickByBudget → formatDefault
+ *
+ * The stage keeps the last `preserveRecent` entries VERBATIM and folds the
+ * older ones into a single summary entry — one summarizer call over the span —
+ * then WRITES the summary back to the store, so the next turn loads it instead
+ * of paying for it again. A span is summarized once in the life of a
+ * conversation.
+ *
+ * The originals are never deleted: a summary is a claim ABOUT the
+ * conversation. Covered entries stay in the store byte-identical and are kept
+ * out of recall only by the summary's coverage metadata ({@link SummaryCoverage}).
+ *
+ * It declines out loud, never by failing the turn: not worth a call, the
+ * summarizer failed (one `console.warn` per stage instance, recall served
+ * verbatim), or the replacement is not smaller than what it replaces (the span
+ * is latched and never re-asked).
+ *
+ * Determinism: configure `temperature: 0` (and a seed where the provider has
+ * one) on the summarizer, so the same span produces the same summary and
+ * prompt caches stay warm.
+ */
+
+// ─── Structural types the stage reads and writes ─────────────────────────────
+// Shaped like agentfootprint's own, so its providers, stores, entries and
+// footprintjs scopes fit without casts. Only the members the stage touches are
+// required.
+
+/** Whose memory this is. Stores partition by it. */
+export interface MemoryIdentity {
+  readonly tenant?: string;
+  readonly principal?: string;
+  readonly conversationId: string;
+}
+
+/** Alias kept for readers of agentfootprint code, which uses both names. */
+export type Identity = MemoryIdentity;
+
+/** Storage tier of an entry. */
+export type MemoryTier = 'hot' | 'warm' | 'cold';
+
+/** Where an entry came from. `turn` drives the fold's seam and its id. */
+export interface MemorySource {
+  readonly turn?: number;
+  readonly runtimeStageId?: string;
+  readonly messageId?: string;
+  readonly identity?: MemoryIdentity;
+}
+
+/**
+ * One remembered item. Input entries are passed through untouched: recall
+ * holds the caller's own objects, unknown fields included.
+ */
+export interface MemoryEntry<T = unknown> {
+  readonly id: string;
+  readonly value: T;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly version: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly lastAccessedAt: number;
+  readonly accessCount: number;
+  readonly ttl?: number;
+  readonly decayPolicy?: unknown;
+  readonly tier?: MemoryTier;
+  readonly source?: MemorySource;
+  readonly embedding?: readonly number[];
+  readonly embeddingModel?: string;
+}
+
+/** A conversation message, as stored in an entry's `value`. */
+export interface LLMMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly content: string;
+}
+
+/** The request a provider receives from this stage. */
+export interface LLMRequest {
+  readonly systemPrompt: string;
+  /** One user message holding the span as a delimited transcript. */
+  readonly messages: readonly LLMMessage[];
+  readonly model: string;
+  /** Present when `timeoutMs` is set; aborted when the deadline passes. */
+  readonly signal?: AbortSignal;
+}
+
+/** The part of a provider response the stage reads. */
+export interface LLMResponse {
+  readonly content: string;
+  /** Token counts, reported on the event. A response without them still folds. */
+  readonly usage?: { readonly input: number; readonly output: number };
+}
+
+/** A chat provider, e.g. any agentfootprint `LLMProvider`. */
+export interface LLMProvider {
+  readonly name?: string;
+  complete(request: LLMRequest): Promise<LLMResponse>;
+}
+
+/**
+ * The entry a fold writes: a system message carrying its coverage. Exactly
+ * these keys, in this order (stores that hash JSON see stable bytes).
+ */
+export interface SummaryEntry {
+  readonly id: string;
+  readonly value: { readonly role: 'system'; readonly content: string };
+  readonly metadata: { readonly summarizes: SummaryCoverage };
+  readonly version: number;
+  /** The span's clock: one past its newest `updatedAt`. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly lastAccessedAt: number;
+  readonly accessCount: number;
+  /** `createdAt + ttlMs`, when `ttlMs` is configured. */
+  readonly ttl?: number;
+  readonly tier: MemoryTier;
+  readonly source: { readonly turn: number; readonly identity?: MemoryIdentity };
+}
+
+/** Where summaries are written back. Any agentfootprint `MemoryStore` fits. */
+export interface MemoryStore {
+  /** Awaited; a rejection is warned about once and the turn goes on. */
+  put(identity: MemoryIdentity, entry: SummaryEntry): Promise<unknown>;
+}
+
+/**
+ * The scope the stage runs on — a footprintjs `TypedScope<MemoryState>` in a
+ * pipeline, or any object with these keys. The stage writes only `loaded`,
+ * and only when recall actually changed.
+ */
+export interface SummarizeScope {
+  loaded?: readonly MemoryEntry<unknown>[];
+  readonly identity: MemoryIdentity;
+  $emit?(name: string, payload?: unknown): void;
+}
+
+// ─── Events ──────────────────────────────────────────────────────────────────
+
+/** The one event type this stage emits. */
+export type StrategyAppliedEventType = 'agentfootprint.memory.strategy_applied';
+
+/**
+ * Why the stage did what it did. `summarizerCalled` is always there; the other
+ * keys depend on the outcome: a fold carries `summaryChars`, `persisted` and
+ * (provider shape) `model` and `usage`; a decline says which check stopped it
+ * (`latched`, `failed`, `predicted` with `labelChars`, `coalesced`); invalid
+ * input names the first offending `invalidIndex` and `invalidField`.
+ */
+export interface SummarizeEvidence {
+  readonly summarizerCalled: boolean;
+  readonly spanEntries?: number;
+  readonly spanChars?: number;
+  readonly summaryChars?: number;
+  readonly labelChars?: number;
+  readonly persisted?: boolean;
+  readonly model?: string;
+  readonly usage?: { readonly input: number; readonly output: number };
+  readonly failed?: boolean;
+  readonly latched?: boolean;
+  readonly predicted?: boolean;
+  readonly coalesced?: boolean;
+  /** Absent when `loaded` itself is not an array. */
+  readonly invalidIndex?: number;
+  /** E.g. `'id'`, `'value.content'`, `'loaded'`. */
+  readonly invalidField?: string;
+}
+
+/** Payload of `agentfootprint.memory.strategy_applied`, keys in this order. */
+export interface StrategyAppliedPayload {
+  readonly strategyId: string;
+  readonly strategyKind: 'summarizing';
+  /** A sentence a person can act on. */
+  readonly reason: string;
+  /** Entries loaded this turn. */
+  readonly inputMemoryCount: number;
+  /** Entries in recall after the stage. */
+  readonly outputMemoryCount: number;
+  readonly droppedIds: readonly string[];
+  readonly addedIds: readonly string[];
+  readonly scoreEvidence: SummarizeEvidence;
+}
+
+/** An event as `fold()` returns it. */
+export interface SummarizeEvent {
+  readonly type: StrategyAppliedEventType;
+  readonly payload: StrategyAppliedPayload;
+}
+
+// ─── Config ──────────────────────────────────────────────────────────────────
+
+/**
+ * The 2.x summarizer shape: the caller makes the call and returns the text.
+ * Kept because a hand-composed pipeline that already owns its provider does
+ * not need the library to own it too. Receives the system instruction, then
+ * the span's own message values, oldest first.
+ */
+export type SummarizeCallback = (messages: readonly LLMMessage[]) => Promise<string>;
+
+export interface SummarizeConfig {
+  /**
+   * Who writes the summary — a provider (preferred; pair with {@link model})
+   * or the callback that makes its own call. Recommend a cheap model:
+   * compression is not worth your main model's price.
+   */
+  readonly llm: LLMProvider | SummarizeCallback;
+  /**
+   * The model id the summarizer is called with. REQUIRED when `llm` is a
+   * provider, refused when `llm` is a callback (the callback names its own).
+   * There is no `?? agentModel` fallback: same vendor, it quietly bills your
+   * main model for compression; other vendor, it sends a model id nobody has
+   * heard of.
+   */
+  readonly model?: string;
+  /**
+   * Where the summary is written back. Omit it and the fold is computed for
+   * THIS recall only and paid for again every turn.
+   */
+  readonly store?: MemoryStore;
+  /** Minimum `loaded.length` before a fold is considered. Default 20. */
+  readonly triggerMinEntries?: number;
+  /**
+   * How many most-recent entries stay VERBATIM. Default 5. The seam is rounded
+   * outward to a whole turn: a question is never summarized while its answer
+   * stays raw.
+   */
+  readonly preserveRecent?: number;
+  /**
+   * Never spend a call to fold fewer than this many entries. Default 2 — one
+   * entry plus a label is a paid call that makes recall longer.
+   */
+  readonly minFoldEntries?: number;
+  /**
+   * Override the summarizer instruction ("preserve every refund-related
+   * number"). Only the instruction is yours: the transcript delimiters and the
+   * label on the summary entry stay the package's.
+   */
+  readonly systemPrompt?: string;
+  /**
+   * TTL in ms for the summary entry, counted from the SPAN's clock (its newest
+   * entry), so a retention window expires the summary WITH the turns it
+   * compressed.
+   */
+  readonly ttlMs?: number;
+  /**
+   * Tier for the summary entry. Default `'cold'`. A load filter that excludes
+   * this tier hides the summary from every later recall, and the span is then
+   * folded (and billed) again every turn.
+   */
+  readonly summaryTier?: MemoryTier;
+  /** `strategyId` on the emitted event and in the warning. Default `'memory-summarize'`. */
+  readonly strategyId?: string;
+  /**
+   * Beyond the original: called for every event, in addition to
+   * `scope.$emit`. A throwing observer does not fail the turn.
+   */
+  readonly onEvent?: (type: StrategyAppliedEventType, payload: StrategyAppliedPayload) => void;
+  /**
+   * Beyond the original: summarizer deadline in ms. Past it the call counts
+   * as failed (recall is served verbatim) and a provider request's `signal`
+   * is aborted.
+   */
+  readonly timeoutMs?: number;
+  /** Beyond the original: the clock, in unix ms. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+// ─── The stage ───────────────────────────────────────────────────────────────
+
+/** What {@link SummarizeStage.fold} resolves to. */
+export interface FoldResult<E extends MemoryEntry<unknown> = MemoryEntry<unknown>> {
+  /** Summaries (oldest span first), then the verbatim entries. */
+  readonly recall: (E | SummaryEntry)[];
+  /** The events the run would have emitted, in order. */
+  readonly events: SummarizeEvent[];
+}
+
+/**
+ * A footprintjs stage: `await stage(scope)`. Works unbound. Also folds without
+ * a scope through {@link SummarizeStage.fold}, on the same instance (same
+ * latch, same warn-once).
+ */
+export interface SummarizeStage {
+  (scope: SummarizeScope): Promise<void>;
+  /** Beyond the original: run the stage on plain data and get the result back. */
+  fold<E extends MemoryEntry<unknown>>(
+    loaded: readonly E[],
+    identity: MemoryIdentity,
+  ): Promise<FoldResult<E>>;
+}
+
+/** Id prefix for every entry this stage writes. */
+export declare const SUMMARY_ID_PREFIX = 'msg-summary-';
+
+/** Metadata key carrying {@link SummaryCoverage} on a summary entry. */
+export declare const SUMMARY_COVERAGE_KEY = 'summarizes';
+
+/** Opening of the authored label. Stable — readers and tests match on it. */
+export declare const SUMMARY_FRAME_PREFIX = '[summary of earlier turns';
+
+/**
+ * What a summary entry stands for — the only thing that excludes an original
+ * from recall. `coveredIds` is exact: recall drops an entry because a loaded
+ * summary NAMES it, never because a turn number falls inside a range.
+ */
+export interface SummaryCoverage {
+  /** Earliest turn represented. */
+  readonly fromTurn: number;
+  /** Latest turn represented. Also the entry's `source.turn`. */
+  readonly toTurn: number;
+  /** How many entries were folded. */
+  readonly entryCount: number;
+  /** The exact entries this summary stands for. */
+  readonly coveredIds: readonly string[];
+  /** Which model wrote it. Absent for the callback form — the caller knows. */
+  readonly model?: string;
+  /** When the fold happened (unix ms). */
+  readonly summarizedAtMs: number;
+}
+
+/** The id a fold over `[fromTurn, toTurn]` always gets. Deterministic. */
+export declare function summaryEntryId(fromTurn: number, toTurn: number): string;
+
+/**
+ * The coverage a summary entry carries, or `undefined` for an ordinary entry.
+ * Read through the METADATA, not the id: an id is a name and metadata is the
+ * claim.
+ */
+export declare function summaryCoverage(
+  entry: MemoryEntry<unknown> | null | undefined,
+): SummaryCoverage | undefined;
+
+/** True when this entry is a summary written by this stage. */
+export declare function isSummaryEntry(entry: MemoryEntry<unknown> | null | undefined): boolean;
+
+/**
+ * Build the stage. Throws at once on a bad config — a provider without
+ * `model`, a callback with one, a numeric option that is not a non-negative
+ * integer, an unknown tier, a store without `put` — instead of failing
+ * mid-turn.
+ */
+export declare function summarize(config: SummarizeConfig): SummarizeStage;
+
+/**
+ * Beyond the original: an offline, deterministic summarizer in the callback
+ * shape. Keeps the fact-carrying sentences of the messages, never invents
+ * text, and stays under `maxChars` (default 1200). For tests, demos and
+ * deployments where no model may be called.
+ */
+export declare function extractive(options?: { readonly maxChars?: number }): SummarizeCallback;

@@ -1,0 +1,111 @@
+// A consumer project outside the repo that has the packed tarball installed the
+// way a user installs it, so tests exercise what npm would ship — the exports
+// map, the `files` list, the declarations — and never a file of the source tree.
+//
+//   const project = await scratchProject();
+//   const pkg = await project.importPackage();          // ESM, through exports.import
+//   const cjs = project.requirePackage();                // CJS, through exports.require
+//   const { flowChart } = await project.importPackage('footprintjs');
+//
+// Packs once per process (scripts/pack.sh, or the tarball named by FPS_TARBALL)
+// and installs once per process. The directory is removed when the process
+// exits unless FPS_KEEP_SCRATCH is set (handy when a test fails).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const packageName = 'footprint-summarize';
+
+let projectPromise;
+
+/** The scratch project for this process, created on first call. */
+export function scratchProject() {
+  projectPromise ??= Promise.resolve().then(createScratchProject);
+  return projectPromise;
+}
+
+function packedTarball() {
+  if (process.env.FPS_TARBALL) return resolve(process.env.FPS_TARBALL);
+  let output;
+  try {
+    output = execFileSync('bash', [join(repoRoot, 'scripts/pack.sh')], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // pack.sh says what is missing ("run scripts/build.sh first"); surface it.
+    throw new Error(`scripts/pack.sh failed:\n${error.stderr || error.message}`);
+  }
+  const lines = output.trim().split('\n');
+  return lines[lines.length - 1];
+}
+
+/** The footprintjs version the repo's own tests run against, so both agree. */
+function repoFootprintjsVersion() {
+  const manifest = join(repoRoot, 'node_modules/footprintjs/package.json');
+  return JSON.parse(readFileSync(manifest, 'utf8')).version;
+}
+
+function createScratchProject() {
+  const tarball = packedTarball();
+  const dir = mkdtempSync(join(tmpdir(), 'fps-consumer-'));
+  if (!process.env.FPS_KEEP_SCRATCH) {
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'fps-consumer', version: '0.0.0', private: true }, null, 2),
+  );
+  try {
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        tarball,
+        `footprintjs@${repoFootprintjsVersion()}`,
+      ],
+      { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+  } catch (error) {
+    throw new Error(`npm install in ${dir} failed:\n${error.stderr || error.message}`);
+  }
+
+  const requireFromProject = createRequire(join(dir, 'package.json'));
+  const namespaces = new Map();
+
+  return {
+    dir,
+    tarball,
+    /**
+     * The ESM namespace of `specifier` as the scratch project resolves it
+     * (the `import` condition). Default: this package.
+     */
+    importPackage(specifier = packageName) {
+      if (!namespaces.has(specifier)) {
+        // A bridge module inside the project, so resolution starts from there.
+        const bridge = join(dir, `import-${specifier.replace(/[^a-z0-9]/gi, '_')}.mjs`);
+        writeFileSync(
+          bridge,
+          `import * as namespace from ${JSON.stringify(specifier)};\nexport default namespace;\n`,
+        );
+        namespaces.set(
+          specifier,
+          import(pathToFileURL(bridge).href).then((module) => module.default),
+        );
+      }
+      return namespaces.get(specifier);
+    },
+    /** `require(specifier)` from the scratch project (the `require` condition). */
+    requirePackage(specifier = packageName) {
+      return requireFromProject(specifier);
+    },
+  };
+}

@@ -1,0 +1,431 @@
+// The packed tarball, installed into a scratch project outside the repo, used
+// the ways a user uses it: Node `require` and `import`, a browser page that
+// imports the file with no bundler, esbuild and Vite 7 bundles run in
+// Chromium, and `tsc --strict` on consumer code. Every environment runs the
+// same scenario (fixtures/consumer-scenario.mjs) and is checked the same way.
+//
+// Needs pkg/ (scripts/build.sh). Without it the suite fails — it never skips.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import * as esbuild from 'esbuild';
+import { build as viteBuild } from 'vite';
+import { repoRoot, scratchProject } from './lib/scratch.mjs';
+import { serveDirectory } from './lib/static-server.mjs';
+import {
+  callbackSummary,
+  conversation,
+  extractiveMaxChars,
+  fixedNowMs,
+  identity,
+} from './fixtures/consumer-scenario.mjs';
+
+const run = promisify(execFile);
+const fixtures = join(repoRoot, 'tests/js/fixtures');
+const scenarioFile = 'consumer-scenario.mjs';
+const chromiumArgs = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const publicExports = [
+  'SUMMARY_COVERAGE_KEY',
+  'SUMMARY_FRAME_PREFIX',
+  'SUMMARY_ID_PREFIX',
+  'extractive',
+  'isSummaryEntry',
+  'summarize',
+  'summaryCoverage',
+  'summaryEntryId',
+];
+const foldedIds = ['msg-1-0', 'msg-1-1', 'msg-2-0', 'msg-2-1', 'msg-3-0', 'msg-3-1'];
+const expectedRecallIds = ['msg-summary-1-3', 'msg-4-0', 'msg-4-1'];
+const strategyApplied = 'agentfootprint.memory.strategy_applied';
+
+/** What every environment's scenario result must show. */
+function assertScenario(result) {
+  // Build-time refusals, thrown synchronously right after import.
+  assert.equal(result.missingModel.threw, true, 'a provider without `model` must throw at once');
+  assert.match(result.missingModel.message, /`model` is required/);
+  assert.equal(result.callbackWithModel.threw, true, 'a callback with `model` must throw at once');
+  assert.match(result.callbackWithModel.message, /nothing would read it/);
+  assert.deepEqual(result.stageShape, { stage: 'function', fold: 'function' });
+
+  // fold() with the recording callback and store.
+  const { recall, events } = result.callbackFold;
+  assert.deepEqual(recall.map((entry) => entry.id), expectedRecallIds);
+  const [summary, ...tail] = recall;
+  assert.deepEqual(tail, conversation().slice(6), 'the verbatim tail is the caller\'s entries, untouched');
+  const spanUpdatedAt = conversation()[5].updatedAt;
+  assert.deepEqual(Object.keys(summary.metadata.summarizes), [
+    'fromTurn', 'toTurn', 'entryCount', 'coveredIds', 'summarizedAtMs',
+  ]);
+  assert.deepEqual(summary.metadata.summarizes, {
+    fromTurn: 1,
+    toTurn: 3,
+    entryCount: 6,
+    coveredIds: foldedIds,
+    summarizedAtMs: fixedNowMs,
+  });
+  // SPEC §2 key order: stores that hash JSON see the same bytes as the original's.
+  assert.deepEqual(Object.keys(summary), [
+    'id', 'value', 'metadata', 'version', 'createdAt', 'updatedAt', 'lastAccessedAt', 'accessCount', 'tier', 'source',
+  ]);
+  const { value, metadata, ...clocksAndPlace } = summary;
+  assert.deepEqual(clocksAndPlace, {
+    id: 'msg-summary-1-3',
+    version: 1,
+    createdAt: spanUpdatedAt + 1,
+    updatedAt: spanUpdatedAt + 1,
+    lastAccessedAt: fixedNowMs,
+    accessCount: 0,
+    tier: 'cold',
+    source: { turn: 3, identity },
+  });
+  assert.deepEqual(Object.keys(metadata), ['summarizes']);
+  assert.deepEqual(Object.keys(value), ['role', 'content']);
+  assert.equal(value.role, 'system');
+  assert.ok(
+    value.content.startsWith('[summary of earlier turns 1–3 — 6 earlier message(s) were compressed.'),
+    value.content,
+  );
+  assert.ok(value.content.endsWith(`]\n\n${callbackSummary}`), value.content);
+
+  // The callback got the instruction, then the span's own messages, oldest first.
+  assert.equal(result.summarizerCalls.length, 1, 'one summarizer call for the span');
+  const [messages] = result.summarizerCalls;
+  assert.equal(messages[0].role, 'system');
+  assert.match(messages[0].content, /never follow it/);
+  assert.deepEqual(messages.slice(1), conversation().slice(0, 6).map((entry) => entry.value));
+
+  // Written back once, under the conversation's identity.
+  assert.deepEqual(result.storeWrites, [{ identity, entry: summary }]);
+
+  assert.equal(events.length, 1);
+  assert.equal(events[0].type, strategyApplied);
+  const payload = events[0].payload;
+  assert.deepEqual(Object.keys(payload), [
+    'strategyId',
+    'strategyKind',
+    'reason',
+    'inputMemoryCount',
+    'outputMemoryCount',
+    'droppedIds',
+    'addedIds',
+    'scoreEvidence',
+  ]);
+  assert.equal(payload.strategyId, 'memory-summarize');
+  assert.equal(payload.strategyKind, 'summarizing');
+  assert.equal(payload.inputMemoryCount, 8);
+  assert.equal(payload.outputMemoryCount, 3);
+  assert.deepEqual(payload.droppedIds, foldedIds);
+  assert.deepEqual(payload.addedIds, ['msg-summary-1-3']);
+  assert.match(payload.reason, /written back/);
+  assert.equal(payload.scoreEvidence.summarizerCalled, true);
+  assert.equal(payload.scoreEvidence.persisted, true);
+
+  // The stage run the footprintjs way: a real Promise of undefined, recall
+  // assigned on the scope, the event emitted with `this` bound to the scope.
+  assert.equal(result.scopeRun.returnedPromise, true);
+  assert.equal(result.scopeRun.resolvedTo, 'undefined');
+  assert.deepEqual(result.scopeRun.loadedIds, expectedRecallIds);
+  assert.equal(result.scopeRun.emitted.length, 1);
+  assert.equal(result.scopeRun.emitted[0].type, strategyApplied);
+  assert.equal(result.scopeRun.emitted[0].thisIsScope, true);
+  assert.match(result.scopeRun.emitted[0].payload.reason, /no store configured/);
+
+  // The offline summarizer folds the same span, within its limit.
+  const extractiveRecall = result.extractiveFold.recall;
+  assert.deepEqual(extractiveRecall.map((entry) => entry.id), expectedRecallIds);
+  assert.deepEqual(extractiveRecall[0].metadata.summarizes.coveredIds, foldedIds);
+  const extractiveBody = extractiveRecall[0].value.content.split(']\n\n').slice(1).join(']\n\n');
+  assert.ok(extractiveBody.length > 0, 'extractive produced a summary');
+  assert.ok(extractiveBody.length <= extractiveMaxChars, `${extractiveBody.length} chars`);
+
+  assert.equal(result.helpers.summaryEntryId, 'msg-summary-1-3');
+  assert.deepEqual(result.helpers.coverageOfSummary, summary.metadata.summarizes);
+  assert.deepEqual(result.helpers.isSummaryEntry, [true, false]);
+  assert.equal(result.helpers.framePrefix, '[summary of earlier turns');
+}
+
+/** Entry module of a bundled app: named imports, as a user writes them. */
+const bundledAppMain = `import {
+  summarize,
+  extractive,
+  summaryEntryId,
+  summaryCoverage,
+  isSummaryEntry,
+  SUMMARY_FRAME_PREFIX,
+} from 'footprint-summarize';
+import { runConsumerScenario } from './${scenarioFile}';
+
+runConsumerScenario({ summarize, extractive, summaryEntryId, summaryCoverage, isSummaryEntry, SUMMARY_FRAME_PREFIX }).then(
+  (result) => { window.__result = result; },
+  (error) => { window.__error = String((error && error.stack) || error); },
+);
+`;
+
+// Every test awaits these itself (each is created once), so a missing pkg/
+// fails every test with pack.sh's message instead of cancelling them.
+let projectPromise;
+let browserPromise;
+
+function consumerProject() {
+  projectPromise ??= scratchProject().then((project) => {
+    copyFileSync(join(fixtures, scenarioFile), join(project.dir, scenarioFile));
+    return project;
+  });
+  return projectPromise;
+}
+
+function launchedBrowser() {
+  browserPromise ??= chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+  return browserPromise;
+}
+
+after(async () => {
+  // A launch that failed has already failed the tests that needed it.
+  await browserPromise?.then((browser) => browser.close(), () => {});
+});
+
+/** Makes a directory inside the scratch project holding `files`. */
+async function scratchApp(name, files) {
+  const project = await consumerProject();
+  const dir = join(project.dir, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, contents] of Object.entries(files)) writeFileSync(join(dir, file), contents);
+  copyFileSync(join(fixtures, scenarioFile), join(dir, scenarioFile));
+  return dir;
+}
+
+/**
+ * Serves `root`, opens `path` in Chromium and resolves to `window.__result`.
+ * Rejects with the page's own error when the page throws (including a module
+ * that fails to evaluate) or reports `window.__error`.
+ */
+async function resultFromPage(root, path) {
+  const browser = await launchedBrowser();
+  const server = await serveDirectory(root);
+  const page = await browser.newPage();
+  const problems = [];
+  // An uncaught page error (a module that fails to evaluate, say) means no
+  // result will ever come: stop waiting at once and report it.
+  let reportPageError;
+  const pageFailed = new Promise((resolve) => (reportPageError = resolve));
+  page.on('pageerror', (error) => {
+    problems.push(`pageerror: ${error.stack || error.message}`);
+    reportPageError({ error: 'the page threw' });
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console.error: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  try {
+    await page.goto(`${server.origin}${path}`);
+    const reported = page
+      .waitForFunction(
+        () => {
+          if (window.__result !== undefined) return { result: window.__result };
+          if (window.__error !== undefined) return { error: window.__error };
+          return false;
+        },
+        undefined,
+        { timeout: 30_000 },
+      )
+      .then((handle) => handle.jsonValue())
+      .catch((error) => ({ error: `no result within 30 s (${error.message})` }));
+    const outcome = await Promise.race([reported, pageFailed]);
+    if (outcome.error !== undefined) {
+      mkdirSync(join(repoRoot, 'test-output'), { recursive: true });
+      await page.screenshot({ path: join(repoRoot, 'test-output', `consumer${path.replace(/\W+/g, '-')}.png`) });
+      throw new Error(`${path}: ${outcome.error}\n${problems.join('\n')}`);
+    }
+    assert.deepEqual(problems, [], 'the page logged no errors');
+    return outcome.result;
+  } finally {
+    await page.close();
+    await server.close();
+  }
+}
+
+describe('the packed tarball', () => {
+  test('ships the built files, both declaration flavours, README and LICENSE', async () => {
+    const project = await consumerProject();
+    const installed = join(project.dir, 'node_modules/footprint-summarize');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    assert.equal(manifest.name, 'footprint-summarize');
+    assert.equal(manifest.sideEffects, false);
+    for (const file of ['dist/index.mjs', 'dist/index.cjs', 'index.d.ts', 'index.d.cts', 'README.md', 'LICENSE']) {
+      assert.ok(readFileSync(join(installed, file)).length > 0, `${file} is in the tarball`);
+    }
+    // index.d.cts is the same declarations read as CommonJS (for `require`).
+    assert.ok(
+      readFileSync(join(installed, 'index.d.cts'), 'utf8') === readFileSync(join(installed, 'index.d.ts'), 'utf8'),
+      'index.d.cts and index.d.ts must be identical',
+    );
+    // The ESM must load in a browser as is: no bare or node: imports inside.
+    const esm = readFileSync(join(installed, 'dist/index.mjs'), 'utf8');
+    assert.doesNotMatch(esm, /^\s*import\s[^;]*?from\s*['"](?![./])/m);
+    assert.doesNotMatch(esm, /\bimport\(\s*['"](?![./])/);
+  });
+});
+
+describe('Node 20', () => {
+  test('require() gets the CommonJS build and folds', async () => {
+    const project = await consumerProject();
+    const consumer = join(project.dir, 'cjs-consumer.cjs');
+    writeFileSync(
+      consumer,
+      `(async () => {
+  const { runConsumerScenario } = await import('./${scenarioFile}');
+  const pkg = require('footprint-summarize');
+  const result = await runConsumerScenario(pkg);
+  process.stdout.write(JSON.stringify({
+    resolved: require.resolve('footprint-summarize'),
+    exportNames: Object.keys(pkg).sort(),
+    result,
+  }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+    );
+    const { stdout } = await run(process.execPath, [consumer], { cwd: project.dir });
+    const { resolved, exportNames, result } = JSON.parse(stdout);
+    assert.match(resolved, /node_modules[/\\]footprint-summarize[/\\]dist[/\\]index\.cjs$/);
+    assert.deepEqual(exportNames, publicExports);
+    assertScenario(result);
+  });
+
+  test('import gets the ES module and folds', async () => {
+    const project = await consumerProject();
+    const consumer = join(project.dir, 'esm-consumer.mjs');
+    writeFileSync(
+      consumer,
+      `import * as pkg from 'footprint-summarize';
+import { runConsumerScenario } from './${scenarioFile}';
+
+const result = await runConsumerScenario(pkg);
+process.stdout.write(JSON.stringify({
+  resolved: import.meta.resolve('footprint-summarize'),
+  exportNames: Object.keys(pkg).sort(),
+  result,
+}));
+`,
+    );
+    const { stdout } = await run(process.execPath, [consumer], { cwd: project.dir });
+    const { resolved, exportNames, result } = JSON.parse(stdout);
+    assert.match(resolved, /\/node_modules\/footprint-summarize\/dist\/index\.mjs$/);
+    assert.deepEqual(exportNames, publicExports);
+    assertScenario(result);
+  });
+});
+
+// Every page below declares an empty icon: otherwise Chromium's favicon
+// request 404s and shows up as a console error next to the ones that matter.
+describe('Chromium', { timeout: 180_000 }, () => {
+  test('a <script type="module"> imports the package file directly, no bundler', async () => {
+    const project = await consumerProject();
+    await scratchApp('browser-direct', {
+      'index.html': `<!doctype html>
+<meta charset="utf-8">
+<link rel="icon" href="data:,">
+<title>footprint-summarize, no bundler</title>
+<script type="module">
+  import * as pkg from '/node_modules/footprint-summarize/dist/index.mjs';
+  import { runConsumerScenario } from './${scenarioFile}';
+  runConsumerScenario(pkg).then(
+    (result) => { window.__result = result; },
+    (error) => { window.__error = String((error && error.stack) || error); },
+  );
+</script>
+`,
+    });
+    assertScenario(await resultFromPage(project.dir, '/browser-direct/'));
+  });
+
+  test('an esbuild bundle with no plugins or config', async () => {
+    const app = await scratchApp('esbuild-app', {
+      'main.js': bundledAppMain,
+      'index.html': `<!doctype html>
+<meta charset="utf-8">
+<link rel="icon" href="data:,">
+<title>footprint-summarize, esbuild</title>
+<script type="module" src="./dist/main.js"></script>
+`,
+    });
+    const { metafile } = await esbuild.build({
+      absWorkingDir: app,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: 'dist',
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const bundledInputs = Object.keys(metafile.inputs);
+    assert.ok(
+      bundledInputs.some((input) => input.endsWith('node_modules/footprint-summarize/dist/index.mjs')),
+      `esbuild took the ES module through the exports map: ${bundledInputs.join(', ')}`,
+    );
+    assertScenario(await resultFromPage(app, '/'));
+  });
+
+  test('a Vite 7 build with no plugins or config', async () => {
+    const app = await scratchApp('vite-app', {
+      'main.js': bundledAppMain,
+      'index.html': `<!doctype html>
+<meta charset="utf-8">
+<link rel="icon" href="data:,">
+<title>footprint-summarize, Vite</title>
+<script type="module" src="/main.js"></script>
+`,
+    });
+    await viteBuild({ root: app, configFile: false, logLevel: 'silent' });
+    assertScenario(await resultFromPage(join(app, 'dist'), '/'));
+  });
+});
+
+describe('TypeScript', () => {
+  const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+  const typesFixtures = join(fixtures, 'types');
+  // Each module-resolution mode reads the package through a different door:
+  // the exports map's import and require conditions, the bundler mode, and the
+  // legacy `types` field.
+  const modes = [
+    { name: 'nodenext, ES module', flags: ['--module', 'nodenext', '--moduleResolution', 'nodenext', '--exactOptionalPropertyTypes'], extension: '.mts', misuse: true },
+    { name: 'nodenext, CommonJS', flags: ['--module', 'nodenext', '--moduleResolution', 'nodenext'], extension: '.cts' },
+    { name: 'node16, CommonJS', flags: ['--module', 'node16', '--moduleResolution', 'node16'], extension: '.cts' },
+    { name: 'bundler', flags: ['--module', 'esnext', '--moduleResolution', 'bundler'], extension: '.ts', misuse: true },
+    { name: 'node10', flags: ['--module', 'commonjs', '--moduleResolution', 'node10'], extension: '.ts' },
+  ];
+
+  for (const mode of modes) {
+    test(`tsc --strict accepts a consumer and rejects misuse (${mode.name})`, async () => {
+      const project = await consumerProject();
+      const dir = join(project.dir, `types-${mode.name.replace(/\W+/g, '-')}`);
+      mkdirSync(dir, { recursive: true });
+      const files = ['consumer', ...(mode.misuse ? ['misuse'] : [])].map((name) => {
+        const file = join(dir, `${name}${mode.extension}`);
+        copyFileSync(join(typesFixtures, `${name}.ts`), file);
+        return file;
+      });
+      const result = await run(
+        process.execPath,
+        [tsc, '--strict', '--noEmit', '--target', 'es2022', '--pretty', 'false', ...mode.flags, ...files],
+        { cwd: project.dir },
+      ).catch((error) => error);
+      assert.equal(result.code ?? 0, 0, `tsc reported:\n${result.stdout}${result.stderr}`);
+    });
+  }
+});
