@@ -152,3 +152,15 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// `String(x)` must read back as the same number, for every finite x.
+    #[test]
+    fn js_number_strings_round_trip(bits in any::<u64>()) {
+        let x = f64::from_bits(bits);
+        prop_assume!(x.is_finite());
+        let text = footprint_summarize::core::js_number::js_number_to_string(x);
+        let back: f64 = text.parse().unwrap();
+        prop_assert!(back == x, "{} -> {} -> {}", x, text, back);
+    }
+}

@@ -6,7 +6,6 @@
 //! awaits, so concurrent runs of one instance never collide.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Array, Promise, Reflect};
@@ -43,7 +42,7 @@ impl SummarizeStage {
             state: Rc::new(StageState {
                 config,
                 latch: RefCell::new(Latch::new(Latch::DEFAULT_CAPACITY)),
-                flights: RefCell::new(HashMap::new()),
+                flights: RefCell::new(Vec::new()),
                 warned: Cell::new(false),
             }),
         }
@@ -104,7 +103,8 @@ impl SummarizeStage {
 struct StageState {
     config: JsConfig,
     latch: RefCell<Latch>,
-    flights: RefCell<HashMap<SpanKey, Rc<Flight>>>,
+    /// Spans being summarized right now: a handful at most, so a Vec.
+    flights: RefCell<Vec<(SpanKey, Rc<Flight>)>>,
     warned: Cell<bool>,
 }
 
@@ -168,7 +168,7 @@ impl StageState {
         if candidate.cannot_pass(model) {
             return done(read, candidate.predicted_not_smaller(model));
         }
-        let in_flight = self.flights.borrow().get(&key).cloned();
+        let in_flight = self.flights.borrow().iter().find(|(k, _)| *k == key).map(|(_, flight)| flight.clone());
         if let Some(flight) = in_flight {
             let outcome = flight.wait().await;
             return self.settle(read, &candidate, outcome, Caller::Follower);
@@ -182,12 +182,12 @@ impl StageState {
             }
         };
         let flight = Rc::new(Flight::default());
-        self.flights.borrow_mut().insert(key, flight.clone());
+        self.flights.borrow_mut().push((key, flight.clone()));
         let outcome = self.call_and_write(&read, &facts, &candidate, identity, now).await;
         if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
             self.latch.borrow_mut().insert(key);
         }
-        self.flights.borrow_mut().remove(&key);
+        self.flights.borrow_mut().retain(|(k, _)| *k != key);
         flight.finish(outcome.clone());
         self.settle(read, &candidate, outcome, Caller::Leader)
     }

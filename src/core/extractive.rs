@@ -7,8 +7,6 @@
 //! Selection is by score, ties going to the LATER sentence, so when a
 //! preference changes and the budget is tight the current one survives.
 
-use std::collections::HashSet;
-
 use super::format::utf16_len;
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
@@ -23,6 +21,7 @@ const FILLER: &[&str] = &[
     "hi", "hello", "hey", "thanks", "thank you", "thanks a lot", "thank you so much", "ok", "okay", "sure",
     "great", "perfect", "cool", "got it", "sounds good", "no problem", "you're welcome", "you are welcome",
     "bye", "goodbye", "have a nice day", "one moment", "let me check", "hmm", "yes", "no", "alright",
+    "done", "noted", "understood", "of course", "sorry", "sorry about that", "anything else",
 ];
 
 const COMMITMENT_WORDS: &[&str] = &[
@@ -41,40 +40,42 @@ const DATE_WORDS: &[&str] = &[
 
 /// The summary text for `messages`, at most `max_chars` UTF-16 units long.
 pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
-    let mut seen = HashSet::new();
-    let mut candidates = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     for message in messages {
         for sentence in sentences(message.content) {
             let score = score(sentence);
-            if score == 0 || !seen.insert((message.role, sentence)) {
+            let line = format!("{}: {sentence}", message.role);
+            if score == 0 || candidates.iter().any(|c| c.line == line) {
                 continue;
             }
-            let line = format!("{}: {sentence}", message.role);
             let cost = utf16_len(&line);
-            candidates.push(Candidate { order: candidates.len(), score, line, cost });
+            candidates.push(Candidate { score, line, cost, kept: false });
         }
     }
-    let mut by_value: Vec<&Candidate> = candidates.iter().collect();
-    by_value.sort_by(|a, b| b.score.cmp(&a.score).then(b.order.cmp(&a.order)));
-    let mut kept = Vec::new();
+    // Highest score first; within a score, the later sentence first.
+    let top = candidates.iter().map(|c| c.score).max().unwrap_or(0);
     let mut used = 0;
-    for candidate in by_value {
-        // Every line after the first costs a "\n" too.
-        let cost = candidate.cost + usize::from(!kept.is_empty());
-        if used + cost <= max_chars {
-            used += cost;
-            kept.push(candidate);
+    let mut any_kept = false;
+    for score in (1..=top).rev() {
+        for candidate in candidates.iter_mut().rev().filter(|c| c.score == score) {
+            // Every line after the first costs a "\n" too.
+            let cost = candidate.cost + usize::from(any_kept);
+            if used + cost <= max_chars {
+                used += cost;
+                candidate.kept = true;
+                any_kept = true;
+            }
         }
     }
-    kept.sort_by_key(|c| c.order);
-    kept.iter().map(|c| c.line.as_str()).collect::<Vec<_>>().join("\n")
+    let kept: Vec<&str> = candidates.iter().filter(|c| c.kept).map(|c| c.line.as_str()).collect();
+    kept.join("\n")
 }
 
 struct Candidate {
-    order: usize,
     score: u32,
     line: String,
     cost: usize,
+    kept: bool,
 }
 
 /// Sentences: split after `.`, `!`, `?` (and their CJK forms) followed by
@@ -86,8 +87,7 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
     while let Some((at, c)) = chars.next() {
         let next_is_space = chars.peek().map_or(true, |&(_, n)| n.is_whitespace());
         let ends = match c {
-            '\n' => true,
-            '。' | '！' | '？' => true,
+            '\n' | '。' | '！' | '？' => true,
             '.' | '!' | '?' => next_is_space,
             _ => false,
         };
@@ -102,30 +102,28 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// 0 for filler; otherwise 1 plus a bonus for each kind of fact it carries.
+/// Keyword matching is ASCII-case-insensitive: the keyword lists are English,
+/// and full Unicode case tables would triple this module's Wasm size.
 fn score(sentence: &str) -> u32 {
-    let lower = sentence.to_lowercase();
-    let bare = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    let lower = sentence.to_ascii_lowercase();
+    let bare = lower.trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
     if bare.is_empty() || FILLER.contains(&bare) {
         return 0;
     }
     let mut score = 1;
-    if sentence.chars().any(|c| c.is_numeric()) {
+    if sentence.chars().any(|c| c.is_ascii_digit() || ('\u{FF10}'..='\u{FF19}').contains(&c)) {
         score += 3;
     }
     if sentence.contains(['$', '€', '£', '¥', '₹', '%', '#', '@']) {
         score += 2;
     }
-    if DATE_WORDS.iter().any(|w| lower.contains(w)) {
-        score += 2;
-    }
-    if COMMITMENT_WORDS.iter().any(|w| lower.contains(w)) {
-        score += 2;
-    }
-    if PREFERENCE_WORDS.iter().any(|w| lower.contains(w)) {
-        score += 2;
+    for words in [DATE_WORDS, COMMITMENT_WORDS, PREFERENCE_WORDS] {
+        if words.iter().any(|w| lower.contains(w)) {
+            score += 2;
+        }
     }
     // Capitalized words after the first: names, places, products.
-    let names = sentence.split_whitespace().skip(1).filter(|w| w.chars().next().is_some_and(char::is_uppercase)).count();
+    let names = sentence.split_whitespace().skip(1).filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase())).count();
     score + names.min(2) as u32
 }
 
