@@ -93,11 +93,11 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
         };
         if ends {
             let end = at + c.len_utf8();
-            pieces.push(&text[start..end]);
+            pieces.push(text.get(start..end).unwrap_or_default());
             start = end;
         }
     }
-    pieces.push(&text[start..]);
+    pieces.push(text.get(start..).unwrap_or_default());
     pieces.into_iter().map(str::trim).filter(|s| !s.is_empty())
 }
 

@@ -22,24 +22,29 @@ pub fn js_number_to_string(x: f64) -> String {
         out.push('-');
     }
     let (digits, n) = shortest_digits(x.abs());
+    // ASCII digits, sliced as bytes: no str-boundary panic path in the Wasm.
+    let digits = digits.as_bytes();
+    let push = |out: &mut String, part: &[u8]| out.extend(part.iter().map(|&b| char::from(b)));
     let k = digits.len() as i32;
     if k <= n && n <= 21 {
-        out.push_str(&digits);
+        push(&mut out, digits);
         out.extend(std::iter::repeat('0').take((n - k) as usize));
     } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
+        let (integer, fraction) = digits.split_at(n as usize);
+        push(&mut out, integer);
         out.push('.');
-        out.push_str(&digits[n as usize..]);
+        push(&mut out, fraction);
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat('0').take((-n) as usize));
-        out.push_str(&digits);
+        push(&mut out, digits);
     } else {
         let e = n - 1;
-        out.push_str(&digits[..1]);
+        let (first, rest) = digits.split_at(1);
+        push(&mut out, first);
         if k > 1 {
             out.push('.');
-            out.push_str(&digits[1..]);
+            push(&mut out, rest);
         }
         out.push('e');
         out.push(if e >= 0 { '+' } else { '-' });

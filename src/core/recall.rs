@@ -67,7 +67,8 @@ impl StringTable {
 
     pub fn get(&self, index: usize) -> &str {
         let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        &self.text[start..self.ends[index]]
+        // Ends are char boundaries by construction; `get` keeps the panic path out.
+        self.text.get(start..self.ends[index]).unwrap_or_default()
     }
 
     #[cfg(test)]
@@ -113,8 +114,15 @@ pub fn partition(facts: &[EntryFacts], ids: Option<&StringTable>) -> Result<Part
             part.raw.push(index);
         }
     }
-    // Stable: equal toTurn keeps load order.
-    part.summaries.sort_by(|&a, &b| to_turn(&facts[a]).total_cmp(&to_turn(&facts[b])));
+    // Stable insertion sort: equal toTurn keeps load order. Recall holds a
+    // handful of summaries, and this keeps a generic sort out of the Wasm.
+    for sorted in 1..part.summaries.len() {
+        let mut at = sorted;
+        while at > 0 && to_turn(&facts[part.summaries[at - 1]]) > to_turn(&facts[part.summaries[at]]) {
+            part.summaries.swap(at - 1, at);
+            at -= 1;
+        }
+    }
     Ok(part)
 }
 
