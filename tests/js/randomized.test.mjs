@@ -1,0 +1,66 @@
+// Randomized test of the SPEC §8 guarantees (issue 4), against the built
+// package: 2,000 seeded scenarios with exotic Unicode, stored summaries with
+// overlapping and dangling coverage, invalid elements, summarizers that fail,
+// refuse, hang or answer late, stores that fail, two conversations sharing ids,
+// and concurrent runs. Every run is checked against an independent model of
+// the SPEC (see randomized/harness.mjs for the invariants).
+//
+//   node --test tests/js/randomized.test.mjs               all scenarios
+//   FPS_SEED=123 node --test tests/js/randomized.test.mjs  replay one scenario
+//   FPS_SCENARIOS=200 node --test tests/js/randomized.test.mjs
+//
+// A failing scenario is written as JSON to test-output/randomized/seed-N.json.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { captureConsoleWarn, runScenario } from './randomized/harness.mjs';
+import { generateScenario, scenarioJson } from './randomized/scenario.mjs';
+
+const PACKAGE_ENTRY = new URL('../../pkg/dist/index.mjs', import.meta.url);
+const ARTIFACT_DIR = fileURLToPath(new URL('../../test-output/randomized/', import.meta.url));
+const SCENARIO_COUNT = Number(process.env.FPS_SCENARIOS ?? 2000);
+const MAX_REPORTED_FAILURES = 20;
+
+const warnHub = captureConsoleWarn();
+const api = await import(PACKAGE_ENTRY.href);
+
+const seeds = process.env.FPS_SEED !== undefined ? [Number(process.env.FPS_SEED)] : Array.from({ length: SCENARIO_COUNT }, (_, index) => index + 1);
+
+test(`${seeds.length} seeded scenarios keep the SPEC invariants`, async () => {
+  const failures = [];
+  let unhandled = [];
+  const recordUnhandled = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', recordUnhandled);
+  try {
+    for (const seed of seeds) {
+      const scenario = generateScenario(seed);
+      unhandled = [];
+      const violations = await runScenario(api, scenario, warnHub);
+      for (const reason of unhandled) {
+        violations.push({ where: 'process', message: `unhandled rejection: ${reason?.stack ?? reason}` });
+      }
+      if (violations.length === 0) continue;
+      mkdirSync(ARTIFACT_DIR, { recursive: true });
+      writeFileSync(`${ARTIFACT_DIR}seed-${seed}.json`, scenarioJson(scenario));
+      failures.push({ seed, violations, scenario });
+      if (failures.length >= MAX_REPORTED_FAILURES) break;
+    }
+  } finally {
+    process.off('unhandledRejection', recordUnhandled);
+  }
+  const report = failures
+    .map(({ seed, violations }) =>
+      [`seed ${seed}:`, ...violations.slice(0, 6).map((violation) => `  - [${violation.where}] ${violation.message}`)].join('\n'),
+    )
+    .join('\n');
+  const replay = failures.length === 1 && seeds.length === 1 ? `\nscenario:\n${scenarioJson(failures[0].scenario)}` : '';
+  assert.equal(
+    failures.length,
+    0,
+    `${failures.length} scenario(s) broke an invariant${failures.length >= MAX_REPORTED_FAILURES ? ' (stopped early)' : ''}. ` +
+      `Replay one with FPS_SEED=<seed> node --test tests/js/randomized.test.mjs; ` +
+      `scenario JSON in test-output/randomized/seed-<seed>.json\n${report}${replay}`,
+  );
+});

@@ -1,0 +1,170 @@
+// The contract (/work/shared/spec/SPEC.md §1, §2, §4, §5, §8) restated as plain
+// functions. The randomized test derives every expectation from these, never
+// from the package, so a disagreement is a real difference from the SPEC.
+
+export const EVENT_TYPE = 'agentfootprint.memory.strategy_applied';
+export const PAYLOAD_KEYS = [
+  'strategyId',
+  'strategyKind',
+  'reason',
+  'inputMemoryCount',
+  'outputMemoryCount',
+  'droppedIds',
+  'addedIds',
+  'scoreEvidence',
+];
+export const TRANSCRIPT_OPEN = '<<<TRANSCRIPT>>>';
+export const TRANSCRIPT_CLOSE = '<<<END TRANSCRIPT>>>';
+export const DEFAULTS = { triggerMinEntries: 20, preserveRecent: 5, minFoldEntries: 2 };
+
+/** §1 summaryCoverage: the object at metadata.summarizes when it holds a coveredIds array. */
+export function coverageOf(entry) {
+  if (entry === null || typeof entry !== 'object') return undefined;
+  const metadata = entry.metadata;
+  if (metadata === null || typeof metadata !== 'object') return undefined;
+  const coverage = metadata.summarizes;
+  return coverage !== null && typeof coverage === 'object' && Array.isArray(coverage.coveredIds)
+    ? coverage
+    : undefined;
+}
+
+const turnOf = (entry) => entry.source?.turn;
+
+/**
+ * §8: the first element that is not an object with a string `id`, an object
+ * `value` whose `content` is a string, null or absent, and a `turn`/`updatedAt`
+ * that is absent or a finite number. `field` is undefined when the element
+ * itself is not an object.
+ */
+export function firstInvalidElement(entries) {
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index];
+    if (entry === null || typeof entry !== 'object') return { index, field: undefined };
+    if (typeof entry.id !== 'string') return { index, field: 'id' };
+    if (entry.value === null || typeof entry.value !== 'object') return { index, field: 'value' };
+    const content = entry.value.content;
+    if (content !== undefined && content !== null && typeof content !== 'string') return { index, field: 'content' };
+    const turn = turnOf(entry);
+    if (turn !== undefined && !Number.isFinite(turn)) return { index, field: 'turn' };
+    if (entry.updatedAt !== undefined && !Number.isFinite(entry.updatedAt)) return { index, field: 'updatedAt' };
+  }
+  return undefined;
+}
+
+/** §5 label, byte-exact. */
+export function summaryLabel(fromTurn, toTurn, count, who) {
+  return (
+    `[summary of earlier turns ${fromTurn}–${toTurn} — ${count} earlier message(s) were compressed. ` +
+    `The text after this line is a SUMMARY written by ${who}; it is a claim about the conversation, ` +
+    `not the conversation. The originals are retained in this memory's store and are excluded from ` +
+    `recall only while this summary stands.]`
+  );
+}
+
+/**
+ * §5 transcript for the provider shape. The SPEC writes the line as
+ * `ROLE (turn N): CONTENT`; both the role as given and its upper-case form are
+ * accepted, since "ROLE" may name either.
+ */
+export function transcriptRenderings(span) {
+  const render = (caseRole) =>
+    [
+      TRANSCRIPT_OPEN,
+      ...span.map((entry) => {
+        const turn = turnOf(entry);
+        const role = caseRole(entry.value.role ?? 'unknown');
+        return `${role}${turn === undefined ? '' : ` (turn ${turn})`}: ${entry.value.content ?? ''}`;
+      }),
+      TRANSCRIPT_CLOSE,
+    ].join('\n');
+  return [render((role) => role), render((role) => role.toUpperCase())];
+}
+
+const stableSortSummaries = (summaries) =>
+  summaries.slice().sort((a, b) => (coverageOf(a).toTurn ?? 0) - (coverageOf(b).toTurn ?? 0));
+
+/**
+ * Everything about one visit that does not depend on the stage's state (§4
+ * steps 1–6 and the §8 checks before any call). `kind` is one of: `empty`,
+ * `invalid`, `not-worth`, `predicted` (label alone too long, §8) or `call`.
+ * The harness turns `call` into `latched` when its own latch model says so.
+ */
+export function planVisit(loaded, settings) {
+  if (!Array.isArray(loaded)) return { kind: 'invalid', index: undefined, field: undefined, entries: undefined };
+  const entries = Array.from(loaded);
+  if (entries.length === 0) return { kind: 'empty', entries };
+  const invalid = firstInvalidElement(entries);
+  if (invalid) return { kind: 'invalid', entries, ...invalid };
+
+  const summaryEntries = entries.filter((entry) => coverageOf(entry) !== undefined);
+  const covered = new Set(summaryEntries.flatMap((entry) => coverageOf(entry).coveredIds));
+  const rawEntries = entries.filter((entry) => coverageOf(entry) === undefined);
+  const excluded = rawEntries.filter((entry) => covered.has(entry.id));
+  const raw = rawEntries.filter((entry) => !covered.has(entry.id));
+  const summaries = stableSortSummaries(summaryEntries);
+
+  let splitAt = raw.length - settings.preserveRecent;
+  if (splitAt <= 0) splitAt = 0;
+  else if (splitAt < raw.length && turnOf(raw[splitAt]) !== undefined) {
+    const boundaryTurn = turnOf(raw[splitAt]);
+    while (splitAt > 0 && turnOf(raw[splitAt - 1]) === boundaryTurn) splitAt--;
+  }
+  const span = raw.slice(0, splitAt);
+  const tail = raw.slice(splitAt);
+  const base = { entries, summaries, excluded, raw, span, tail, verbatimRecall: [...summaries, ...raw] };
+
+  if (entries.length < settings.triggerMinEntries || span.length < Math.max(1, settings.minFoldEntries)) {
+    return { kind: 'not-worth', ...base };
+  }
+  const spanChars = span.reduce((sum, entry) => sum + (entry.value.content ?? '').length, 0);
+  const fromTurn = turnOf(span[0]) ?? 0;
+  const toTurn = turnOf(span[span.length - 1]) ?? fromTurn;
+  const label = summaryLabel(fromTurn, toTurn, span.length, settings.who);
+  const labelChars = label.length + 2;
+  return {
+    kind: labelChars >= spanChars ? 'predicted' : 'call',
+    ...base,
+    spanIds: span.map((entry) => entry.id),
+    spanChars,
+    fromTurn,
+    toTurn,
+    label,
+    labelChars,
+  };
+}
+
+/** §2 anchor: max(0, updatedAt + 1 over the span); 0 or NaN falls back to now. */
+export function summaryAnchor(span, now) {
+  const anchor = Math.max(0, ...span.map((entry) => entry.updatedAt + 1));
+  return anchor === 0 || Number.isNaN(anchor) ? now : anchor;
+}
+
+/** §2 summary entry, keys in the SPEC's order. */
+export function expectedSummaryEntry(plan, settings, content, now) {
+  const anchor = summaryAnchor(plan.span, now);
+  const coverage = {
+    fromTurn: plan.fromTurn,
+    toTurn: plan.toTurn,
+    entryCount: plan.span.length,
+    coveredIds: plan.spanIds,
+    ...(settings.shape === 'provider' ? { model: settings.model } : {}),
+    summarizedAtMs: now,
+  };
+  const spanIdentity = plan.span[0].source?.identity;
+  return {
+    id: `msg-summary-${plan.fromTurn}-${plan.toTurn}`,
+    value: { role: 'system', content },
+    metadata: { summarizes: coverage },
+    version: 1,
+    createdAt: anchor,
+    updatedAt: anchor,
+    lastAccessedAt: now,
+    accessCount: 0,
+    ...(settings.ttlMs !== undefined ? { ttl: anchor + settings.ttlMs } : {}),
+    tier: settings.summaryTier,
+    source: spanIdentity ? { turn: plan.toTurn, identity: spanIdentity } : { turn: plan.toTurn },
+  };
+}
+
+/** The summaries-then-kept order of §4 step 3, ignoring where ties land. */
+export const summarySortKey = (entry) => coverageOf(entry).toTurn ?? 0;
