@@ -50,6 +50,9 @@ export const STAGE_IDS = Object.freeze({
  *   get(identity, id)     → Promise<entry | undefined>
  *   list(identity)        → Promise<entry[]>
  *       Every entry of that identity, in any order (LoadRecent sorts).
+ *   listRecent(identity, limit) → Promise<entry[]>   (optional)
+ *       The same as `selectRecent(await list(identity), limit)`; LoadRecent
+ *       uses it when present, so a database can answer from an index.
  *
  * Entries go in and come out BY VALUE (structured-clone semantics): a caller
  * mutating an entry after `put`, or one it got back, never edits the store.
@@ -232,12 +235,20 @@ function plainIdentity(identity) {
 // Stages
 // ---------------------------------------------------------------------------
 
-/** LoadRecent: the `limit` newest entries of this identity, oldest first. */
+/**
+ * LoadRecent: the `limit` newest entries of this identity, oldest first. A
+ * store that can answer that itself (`listRecent(identity, limit)`, same order
+ * as `selectRecent`; a database does it from an index) is asked for it;
+ * otherwise every entry is listed and sorted here.
+ */
 export function loadRecentStage({ store, limit }) {
   return async function loadRecent(scope) {
     const identity = plainIdentity(scope.$getArgs().requestIdentity);
     scope.identity = identity;
-    scope.loaded = selectRecent(await store.list(identity), limit);
+    scope.loaded =
+      typeof store.listRecent === 'function'
+        ? await store.listRecent(identity, limit)
+        : selectRecent(await store.list(identity), limit);
   };
 }
 

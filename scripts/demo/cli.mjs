@@ -1,0 +1,545 @@
+#!/usr/bin/env node
+// The demo: a scripted support conversation played turn by turn through a
+// footprintjs memory pipeline (LoadRecent → summarize → PickByBudget → Format →
+// WriteTurn, scripts/lib/memory-pipeline.mjs) with footprint-summarize as the
+// summarize stage, on a SQLite file that survives between runs. `--help` says
+// what every number means.
+//
+// Usually started through `bash scripts/demo.sh`, which builds the package
+// first when it is missing or stale.
+
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import {
+  STRATEGY_EVENT,
+  createMemoryPipeline,
+  createMonotonicClock,
+  isSummaryEntry,
+  pickWithinBudget,
+  runMemoryTurn,
+} from '../lib/memory-pipeline.mjs';
+import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
+import { openAiCompatibleProvider } from './openai-provider.mjs';
+import { openSqliteStore } from './sqlite-store.mjs';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const PACKAGE_ENTRY = resolve(REPO_ROOT, 'pkg/dist/index.mjs');
+const DEFAULT_DB = 'target/demo/conversation.db'; // relative to the repository
+const PLAYGROUND_LINE = 'Open the playground: node scripts/serve-www.mjs  →  http://127.0.0.1:8787/www/';
+
+const IDENTITY = Object.freeze({
+  tenant: 'northwind-home',
+  principal: 'maya.okafor',
+  conversationId: 'support-case-CS-20931',
+});
+
+// The pipeline and stage settings, chosen so the 60 scripted turns show
+// several folds, each one paid once and reused on the turns after it. The
+// messages average ~90 characters and the package's label alone is ~330, so
+// a fold pays off only over a span of several turns: hence minFoldEntries 16.
+const SETTINGS = Object.freeze({
+  loadLimit: 48, // LoadRecent: the 48 newest entries (≈ 24 turns)
+  budgetChars: 8000, // PickByBudget: generous, so it never hides what folding did
+  triggerMinEntries: 12, // consider folding once 12 entries (6 turns) are loaded
+  preserveRecent: 4, // the last 2 turns always stay verbatim
+  minFoldEntries: 16, // fold at least 8 turns at a time
+  extractiveMaxChars: 400, // the offline summary's budget
+  openAiTimeoutMs: 30_000,
+});
+
+const HELP = `Usage: bash scripts/demo.sh [options]     (or: node scripts/demo/cli.mjs [options])
+
+Plays a scripted customer-support conversation (Maya Okafor and Sam from
+Northwind Home: refunds, order numbers, a new address on April 1, a switch
+from email to SMS) turn by turn through a footprintjs memory pipeline
+
+  LoadRecent → summarize (footprint-summarize) → PickByBudget → Format → WriteTurn
+
+on a SQLite database that survives between runs. Running it again continues
+the conversation from the next turn; spans summarized by an earlier run are
+loaded from the database and not paid for again.
+
+Options:
+  --turns N         turns to play this run (default 60; past turn ${SCRIPTED_TURN_COUNT} the customer
+                    keeps returning with new orders)
+  --db PATH         SQLite file (default ${DEFAULT_DB} in the repository)
+  --reset           delete the database first and start at turn 1
+  --json            one JSON record per turn on stdout and nothing else there
+                    (the summary table goes to stderr)
+  --llm NAME        the summarizer: extractive (default; offline, deterministic,
+                    built into the package) or openai (any OpenAI-compatible
+                    chat-completions endpoint)
+  --base-url URL    with --llm openai (default https://api.openai.com/v1)
+  --model M         with --llm openai (default gpt-4o-mini)
+  --api-key-env V   with --llm openai: the environment variable holding the key
+                    (default OPENAI_API_KEY; unset → no Authorization header)
+  --timeout-ms N    summarizer deadline; past it the call counts as failed and
+                    recall is served verbatim (default ${SETTINGS.openAiTimeoutMs} with openai, none
+                    with extractive)
+  --help            this text
+
+Settings (fixed, chosen so 60 turns show several folds):
+  LoadRecent loads the ${SETTINGS.loadLimit} newest entries; each turn writes 2 (user + assistant).
+  triggerMinEntries ${SETTINGS.triggerMinEntries}: folding is considered once ${SETTINGS.triggerMinEntries} entries are loaded.
+  preserveRecent ${SETTINGS.preserveRecent}: the newest ${SETTINGS.preserveRecent} entries (2 turns) always stay verbatim.
+  minFoldEntries ${SETTINGS.minFoldEntries}: a fold covers at least ${SETTINGS.minFoldEntries} entries, because each summary
+    carries a ~330-character label and a short span would not get smaller.
+  extractive keeps at most ${SETTINGS.extractiveMaxChars} characters of fact-carrying sentences.
+  PickByBudget keeps ${SETTINGS.budgetChars.toLocaleString('en-US')} characters, more than either recall below ever needs.
+
+Each turn prints:
+  recall      entries and characters (UTF-16, message contents) sent to the
+              model this turn: stored summaries first, then the verbatim tail
+  folds       summaries written so far this run (each one a fold of a span)
+  paid calls  summarizer calls so far this run that returned a summary: what a
+              hosted model bills (extractive is free; the count shows what a
+              model would have cost)
+  saved       verbatim minus recall characters, where verbatim = the ${SETTINGS.loadLimit} newest
+              ORIGINAL messages through the same budget picker: exactly what
+              this pipeline would send with no summarize stage
+The closing table adds the totals, the calls avoided by write-back (turns
+whose recall used a stored summary and made no call) and the database counts.
+`;
+
+class UsageError extends Error {}
+
+function parseOptions(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: 'boolean' },
+        turns: { type: 'string' },
+        db: { type: 'string' },
+        reset: { type: 'boolean' },
+        json: { type: 'boolean' },
+        llm: { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        'api-key-env': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const values = parsed.values;
+  const llm = values.llm ?? 'extractive';
+  if (llm !== 'extractive' && llm !== 'openai') throw new UsageError(`--llm must be extractive or openai; got "${llm}"`);
+  if (llm === 'extractive') {
+    for (const flag of ['base-url', 'model', 'api-key-env']) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --llm openai only`);
+    }
+  }
+  return {
+    help: values.help ?? false,
+    turns: positiveInteger('--turns', values.turns ?? String(SCRIPTED_TURN_COUNT)),
+    // The default lives in the repository whatever the working directory;
+    // a path the user types is relative to where they typed it.
+    dbPath: values.db === undefined ? resolve(REPO_ROOT, DEFAULT_DB) : resolve(values.db),
+    reset: values.reset ?? false,
+    json: values.json ?? false,
+    llm,
+    baseUrl: (values['base-url'] ?? 'https://api.openai.com/v1').trim().replace(/\/+$/, ''),
+    model: values.model ?? 'gpt-4o-mini',
+    apiKeyEnv: values['api-key-env'] ?? 'OPENAI_API_KEY',
+    timeoutMs:
+      values['timeout-ms'] !== undefined
+        ? positiveInteger('--timeout-ms', values['timeout-ms'])
+        : llm === 'openai'
+          ? SETTINGS.openAiTimeoutMs
+          : undefined,
+  };
+}
+
+function positiveInteger(flag, text) {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${flag} must be a positive integer; got "${text}"`);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------
+// The summarizer, counted
+// ---------------------------------------------------------------------------
+
+/**
+ * The `llm` for the stage, wrapped in the same shape (callback stays a
+ * callback, provider stays a provider) so every call it gets is counted:
+ * `started` when the stage calls it, `paid` when it returns text (what a
+ * hosted model bills — also for an answer that arrives after the stage's
+ * deadline). Failures are counted from the stage's own events instead: a
+ * timed-out call fails at the deadline, not when the request settles.
+ */
+function countedSummarizer(options, pkg) {
+  const counts = { started: 0, paid: 0 };
+  async function counted(call) {
+    counts.started += 1;
+    const result = await call();
+    counts.paid += 1;
+    return result;
+  }
+
+  if (options.llm === 'extractive') {
+    const summarizer = pkg.extractive({ maxChars: SETTINGS.extractiveMaxChars });
+    return {
+      counts,
+      stageConfig: { llm: (messages) => counted(() => summarizer(messages)) },
+      description: `extractive (offline, deterministic, at most ${SETTINGS.extractiveMaxChars} chars per summary)`,
+    };
+  }
+
+  const apiKey = process.env[options.apiKeyEnv];
+  const provider = openAiCompatibleProvider({ baseUrl: options.baseUrl, apiKey });
+  return {
+    counts,
+    stageConfig: {
+      llm: { name: provider.name, complete: (request) => counted(() => provider.complete(request)) },
+      model: options.model,
+    },
+    description:
+      `openai-compatible ${options.baseUrl}, model ${options.model}` +
+      (apiKey ? `, key from $${options.apiKeyEnv}` : `, no key ($${options.apiKeyEnv} is not set)`),
+  };
+}
+
+/**
+ * The one line the CLI prints when the summarizer first fails, built from the
+ * cause the stage reported, with the fix that cause calls for.
+ */
+function summarizerFailureLine(cause, options) {
+  let advice = 'recall is served verbatim and the run goes on';
+  if (/^HTTP (401|403)\b/.test(cause)) {
+    advice = `check ${options.apiKeyEnv}${process.env[options.apiKeyEnv] ? '' : ' (it is not set)'}`;
+  } else if (/^HTTP 404\b/.test(cause)) {
+    advice = 'check --base-url (it should end before /chat/completions) and --model';
+  } else if (/^cannot reach /.test(cause)) {
+    advice = 'is the server running? check --base-url';
+  } else if (/^timed out after \d+ ms/.test(cause)) {
+    // The stage's own deadline message does not say where it was waiting.
+    return `summarizer: ${cause} waiting for ${options.baseUrl} — raise --timeout-ms or check the server`;
+  }
+  return `summarizer: ${cause} — ${advice}`;
+}
+
+// ---------------------------------------------------------------------------
+// Progress (stderr, only on a terminal)
+// ---------------------------------------------------------------------------
+
+function createProgress({ enabled, firstTurn, lastTurn }) {
+  if (!enabled) return { show() {}, hide() {}, stop() {} };
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let frame = 0;
+  let text = '';
+  const draw = () => process.stderr.write(`\r\x1b[2K${frames[(frame += 1) % frames.length]} ${text}`);
+  const timer = setInterval(() => text && draw(), 100);
+  timer.unref();
+  // The stage may console.warn mid-turn (once per run); clear the progress
+  // line first so the warning starts on a clean line.
+  const originalWarn = console.warn;
+  console.warn = (...args) => {
+    process.stderr.write('\r\x1b[2K');
+    originalWarn(...args);
+  };
+  return {
+    show(turn) {
+      const done = turn - firstTurn;
+      const total = lastTurn - firstTurn + 1;
+      const width = 20;
+      const filled = Math.round((done / total) * width);
+      text = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] turn ${turn} of ${firstTurn}–${lastTurn}`;
+      draw();
+    },
+    hide() {
+      process.stderr.write('\r\x1b[2K');
+    },
+    stop() {
+      clearInterval(timer);
+      console.warn = originalWarn;
+      text = '';
+      process.stderr.write('\r\x1b[2K');
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// One turn, measured
+// ---------------------------------------------------------------------------
+
+const contentChars = (entries) =>
+  entries.reduce((sum, entry) => sum + (typeof entry.value?.content === 'string' ? entry.value.content.length : 0), 0);
+
+/** What the stage did this turn, read from the events footprintjs recorded. */
+function readTurn(result) {
+  const events = result.events.filter((event) => event.name === STRATEGY_EVENT).map((event) => event.payload);
+  const newSummaryIds = new Set(events.flatMap((payload) => payload.addedIds));
+  const summariesInRecall = result.recall.filter(isSummaryEntry);
+  const failure = events.find((payload) => payload.scoreEvidence?.failed === true);
+  return {
+    events,
+    folds: summariesInRecall
+      .filter((entry) => newSummaryIds.has(entry.id))
+      .map((entry) => ({ id: entry.id, coverage: entry.metadata.summarizes, usage: eventUsage(events, entry.id) })),
+    storedSummaryIds: summariesInRecall.filter((entry) => !newSummaryIds.has(entry.id)).map((entry) => entry.id),
+    failureCause: failure ? (/Cause: (.*)$/s.exec(failure.reason)?.[1] ?? failure.reason) : undefined,
+    refused: events.some((payload) => payload.reason.includes('replacement-not-smaller') && payload.scoreEvidence?.summarizerCalled),
+  };
+}
+
+function eventUsage(events, summaryId) {
+  return events.find((payload) => payload.addedIds.includes(summaryId))?.scoreEvidence?.usage;
+}
+
+const number = (value) => value.toLocaleString('en-US');
+const percent = (part, whole) => (whole === 0 ? 0 : Math.round((part / whole) * 100));
+
+function turnNote(turnRecord) {
+  if (turnRecord.folded.length > 0) {
+    return turnRecord.folded
+      .map(({ fromTurn, toTurn, entryCount, summaryChars }) => `folded turns ${fromTurn}–${toTurn} (${entryCount} msgs → ${number(summaryChars)} chars)`)
+      .join('; ');
+  }
+  if (turnRecord.summarizerFailed) return 'summarizer failed — recall served verbatim';
+  if (turnRecord.summaryRefused) return 'summary was not smaller — refused, span latched';
+  if (turnRecord.summariesFromEarlierRuns.length > 0) {
+    const count = turnRecord.summariesFromEarlierRuns.length;
+    return `loaded ${count} ${count === 1 ? 'summary' : 'summaries'} from an earlier run, no call`;
+  }
+  if (turnRecord.storedSummariesInRecall.length > 0) {
+    const count = turnRecord.storedSummariesInRecall.length;
+    return `reused ${count} stored ${count === 1 ? 'summary' : 'summaries'}, no call`;
+  }
+  return '';
+}
+
+function turnLine(record) {
+  return [
+    `turn ${String(record.turn).padStart(3)}`,
+    `recall ${String(record.recallEntries).padStart(2)} entries ${number(record.recallChars).padStart(6)} chars`,
+    `folds ${String(record.foldsSoFar).padStart(2)}`,
+    `paid calls ${String(record.paidCallsSoFar).padStart(2)}`,
+    `saved ${number(record.savedChars).padStart(6)} chars (${String(percent(record.savedChars, record.verbatimChars)).padStart(2)}%)`,
+    turnNote(record),
+  ]
+    .join('  ')
+    .trimEnd();
+}
+
+function summaryTable(rows) {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`).join('\n');
+}
+
+// ---------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------
+
+async function main(argv) {
+  const options = parseOptions(argv);
+  if (options.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (!existsSync(PACKAGE_ENTRY)) {
+    process.stderr.write(`demo: ${PACKAGE_ENTRY} is missing — run bash scripts/demo.sh, which builds the package first\n`);
+    return 1;
+  }
+  const pkg = await import(pathToFileURL(PACKAGE_ENTRY).href);
+  const out = (line) => process.stdout.write(`${line}\n`);
+  // In --json mode stdout carries the records only; the prose goes to stderr.
+  const say = options.json ? (line) => process.stderr.write(`${line}\n`) : out;
+
+  if (options.reset) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(options.dbPath + suffix, { force: true });
+  }
+  const store = openSqliteStore(options.dbPath);
+  try {
+    const before = await store.stats(IDENTITY);
+    const earlierSummaries = await store.listSummaries(IDENTITY);
+    const earlierSummaryIds = new Set(earlierSummaries.map((entry) => entry.id));
+    const earlierCoveredIds = new Set(earlierSummaries.flatMap((entry) => entry.metadata.summarizes.coveredIds));
+    const firstTurn = (before.lastTurn ?? 0) + 1;
+    const lastTurn = firstTurn + options.turns - 1;
+
+    // Every stamp (messages, summaries) comes from one clock that never goes
+    // back, and starts after everything already in the file, so recency order
+    // holds across runs even if the wall clock moved backwards in between.
+    const clock = createMonotonicClock(() => Math.max(Date.now(), (before.newestUpdatedAt ?? 0) + 1));
+    const summarizer = countedSummarizer(options, pkg);
+    const stage = pkg.summarize({
+      ...summarizer.stageConfig,
+      store,
+      triggerMinEntries: SETTINGS.triggerMinEntries,
+      preserveRecent: SETTINGS.preserveRecent,
+      minFoldEntries: SETTINGS.minFoldEntries,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      now: clock,
+    });
+    const pipeline = await createMemoryPipeline({
+      store,
+      summarizeStage: stage,
+      loadLimit: SETTINGS.loadLimit,
+      budgetChars: SETTINGS.budgetChars,
+      clock,
+    });
+
+    say('footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on SQLite');
+    say(`  summarizer  ${summarizer.description}`);
+    say(`  database    ${options.dbPath}`);
+    say(
+      firstTurn === 1
+        ? `  playing     turns 1–${lastTurn} of a new conversation`
+        : `  continuing  the database holds turns 1–${firstTurn - 1} (${number(before.originals)} messages) and ` +
+            `${before.summaries} ${before.summaries === 1 ? 'summary' : 'summaries'} from earlier runs; playing turns ${firstTurn}–${lastTurn}`,
+    );
+    say(`  verbatim    = the ${SETTINGS.loadLimit} newest original messages: what this pipeline sends without the stage`);
+    say('');
+
+    const totals = {
+      recallChars: 0,
+      verbatimChars: 0,
+      folds: 0,
+      callsAvoided: 0,
+      failedCalls: 0,
+      repaidEarlierIds: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+    };
+    const summariesLoadedFromEarlierRuns = new Set();
+    let failureReported = false;
+    const progress = createProgress({ enabled: Boolean(process.stderr.isTTY), firstTurn, lastTurn });
+
+    for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
+      progress.show(turn);
+      const verbatim = pickWithinBudget(await store.listRecentOriginals(IDENTITY, SETTINGS.loadLimit), SETTINGS.budgetChars);
+      const callsBefore = summarizer.counts.started;
+      const result = await runMemoryTurn(pipeline, { identity: IDENTITY, turn, messages: turnMessages(turn) });
+      const summarizerCalled = summarizer.counts.started > callsBefore;
+      const observed = readTurn(result);
+
+      const fromEarlierRuns = observed.storedSummaryIds.filter((id) => earlierSummaryIds.has(id));
+      fromEarlierRuns.forEach((id) => summariesLoadedFromEarlierRuns.add(id));
+      totals.folds += observed.folds.length;
+      if (observed.failureCause !== undefined) totals.failedCalls += 1;
+      totals.repaidEarlierIds += observed.folds
+        .flatMap(({ coverage }) => coverage.coveredIds)
+        .filter((id) => earlierCoveredIds.has(id)).length;
+      const callAvoidedByWriteBack = observed.storedSummaryIds.length > 0 && !summarizerCalled;
+      if (callAvoidedByWriteBack) totals.callsAvoided += 1;
+
+      const recallChars = contentChars(result.selected);
+      const verbatimChars = contentChars(verbatim);
+      for (const { scoreEvidence } of observed.events) {
+        if (scoreEvidence?.usage) {
+          totals.inputTokens += scoreEvidence.usage.input;
+          totals.outputTokens += scoreEvidence.usage.output;
+        }
+      }
+      totals.recallChars += recallChars;
+      totals.verbatimChars += verbatimChars;
+
+      const record = {
+        turn,
+        recallEntries: result.selected.length,
+        recallChars,
+        recallIds: result.selected.map((entry) => entry.id),
+        verbatimEntries: verbatim.length,
+        verbatimChars,
+        savedChars: verbatimChars - recallChars,
+        foldsSoFar: totals.folds,
+        paidCallsSoFar: summarizer.counts.paid,
+        failedCallsSoFar: totals.failedCalls,
+        summarizerCalled,
+        callAvoidedByWriteBack,
+        summarizerFailed: observed.failureCause !== undefined,
+        summaryRefused: observed.refused,
+        folded: observed.folds.map(({ id, coverage, usage }) => ({
+          id,
+          fromTurn: coverage.fromTurn,
+          toTurn: coverage.toTurn,
+          entryCount: coverage.entryCount,
+          summaryChars: result.recall.find((entry) => entry.id === id).value.content.length,
+          ...(usage === undefined ? {} : { usage }),
+        })),
+        storedSummariesInRecall: observed.storedSummaryIds,
+        summariesFromEarlierRuns: fromEarlierRuns,
+        events: observed.events.map(({ reason, scoreEvidence }) => ({ reason, evidence: scoreEvidence })),
+      };
+
+      progress.hide();
+      out(options.json ? JSON.stringify(record) : turnLine(record));
+      if (observed.failureCause !== undefined && !failureReported) {
+        failureReported = true;
+        process.stderr.write(`${summarizerFailureLine(observed.failureCause, options)}\n`);
+      }
+    }
+    progress.stop();
+
+    const after = await store.stats(IDENTITY);
+    const saved = totals.verbatimChars - totals.recallChars;
+    const rows = [
+      ['turns played', `${firstTurn}–${lastTurn} (${options.turns})`],
+      ['folds (summaries written)', String(totals.folds)],
+      ['paid summarizer calls', String(summarizer.counts.paid)],
+      ['failed summarizer calls', `${totals.failedCalls}${totals.failedCalls ? ' (those turns sent verbatim recall)' : ''}`],
+      [
+        'calls avoided by write-back',
+        `${totals.callsAvoided} ${totals.callsAvoided === 1 ? 'turn' : 'turns'} used a stored summary and made no call`,
+      ],
+      ['chars sent (recall)', number(totals.recallChars)],
+      ['chars verbatim', number(totals.verbatimChars)],
+      ['chars saved', `${number(saved)} (${percent(saved, totals.verbatimChars)}%)`],
+      ['database', options.dbPath],
+      ['originals in the database', `${number(after.originals)} messages`],
+      ['summaries in the database', String(after.summaries)],
+    ];
+    if (options.llm === 'openai') {
+      rows.splice(3, 0, [
+        'tokens billed (from usage)',
+        `${number(totals.inputTokens)} input, ${number(totals.outputTokens)} output`,
+      ]);
+    }
+    if (firstTurn > 1) {
+      rows.splice(rows.findIndex(([label]) => label === 'chars sent (recall)'), 0, [
+        'spans from earlier runs',
+        `${summariesLoadedFromEarlierRuns.size} loaded from the database, not paid again ` +
+          `(messages re-summarized: ${totals.repaidEarlierIds})`,
+      ]);
+    }
+    say('');
+    say(summaryTable(rows));
+    say('');
+    if (firstTurn > 1) {
+      say(
+        `${summariesLoadedFromEarlierRuns.size} ${summariesLoadedFromEarlierRuns.size === 1 ? 'span' : 'spans'} ` +
+          'folded in earlier runs were loaded from the database instead of paid again.',
+      );
+    }
+    say(PLAYGROUND_LINE);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`demo: ${error.message}\nRun with --help for the options.\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`demo: ${error?.stack ?? error}\n`);
+    process.exitCode = 1;
+  },
+);
