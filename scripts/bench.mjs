@@ -1,0 +1,434 @@
+#!/usr/bin/env node
+// Benchmarks what footprint-summarize costs its users beyond the summarizer
+// call: per-recall overhead at N = 20 … 20,000, cold start in fresh processes,
+// download size, and memory after many folds. With --baseline, any module with
+// the same API runs beside it in the same process, interleaved batch by batch.
+// How to read the output: the "Reading the benchmark output" section of README.md.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, arch, platform } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gzipSync, brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+import { loadSummarizeApi } from './bench/load-api.mjs';
+import { CASES, SIZES, buildWorkloads } from './bench/workloads.mjs';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const benchDir = join(repoRoot, 'scripts', 'bench');
+const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
+const SECTIONS = ['recall', 'cold-start', 'size', 'memory'];
+
+const USAGE = `usage: node scripts/bench.mjs [options]
+  --subject PATH     module under test (default: pkg/dist/index.mjs)
+  --baseline PATH    another module with the same API (ESM or CJS), run beside it
+  --quick            CI mode: short budgets, 1,000 folds for memory, under a minute
+  --json             machine-readable output instead of markdown
+  --cases LIST       comma-separated subset of: ${Object.keys(CASES).join(', ')}
+  --sizes LIST       comma-separated subset of: ${SIZES.join(', ')}
+  --sections LIST    comma-separated subset of: ${SECTIONS.join(', ')}
+Exits non-zero when any workload did not produce the outcome it is named after.`;
+
+const BUDGETS = {
+  // Per workload and per module: untimed warm-up, then timed batches until the
+  // measuring time is spent (and at least minRounds pairs exist).
+  default: { warmupMs: 300, measureMs: 2500, batchMs: 10, minRounds: 10, maxRounds: 5000, coldStarts: 9, memoryFolds: 10_000 },
+  quick: { warmupMs: 25, measureMs: 60, batchMs: 2, minRounds: 3, maxRounds: 200, coldStarts: 3, memoryFolds: 1_000 },
+};
+
+// Issue 7's targets against the original stage. Shown next to ratios, never asserted.
+const ratioTargetFor = (n) => (n <= 2000 ? 1.25 : 2);
+const COLD_START_TARGET_MS = 10;
+const WASM_GZIP_TARGET_BYTES = 40 * 1024;
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      subject: { type: 'string', default: DEFAULT_SUBJECT },
+      baseline: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      cases: { type: 'string', default: Object.keys(CASES).join(',') },
+      sizes: { type: 'string', default: SIZES.join(',') },
+      sections: { type: 'string', default: SECTIONS.join(',') },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const list = (text) => text.split(',').map((item) => item.trim()).filter(Boolean);
+  const cases = list(values.cases);
+  const sizes = list(values.sizes).map(Number);
+  const sections = list(values.sections);
+  const unknown = [
+    ...cases.filter((name) => !(name in CASES)),
+    ...sizes.filter((n) => !SIZES.includes(n)),
+    ...sections.filter((name) => !SECTIONS.includes(name)),
+  ];
+  if (unknown.length > 0) {
+    console.error(`unknown --cases/--sizes/--sections value(s): ${unknown.join(', ')}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  for (const path of [values.subject, values.baseline].filter(Boolean)) {
+    if (!existsSync(path)) {
+      const hint = resolve(path) === DEFAULT_SUBJECT ? ' — build the package first (bash scripts/build.sh)' : '';
+      console.error(`module not found: ${path}${hint}`);
+      process.exit(2);
+    }
+  }
+  return { ...values, cases, sizes, sections, budget: values.quick ? BUDGETS.quick : BUDGETS.default };
+}
+
+// ---------------------------------------------------------------- statistics
+
+function quantile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  const position = (sorted.length - 1) * q;
+  const lower = Math.floor(position);
+  const upper = Math.ceil(position);
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - lower);
+}
+
+function summarizeSamples(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: quantile(sorted, 0.5), p10: quantile(sorted, 0.1), p90: quantile(sorted, 0.9), count: sorted.length };
+}
+
+// ---------------------------------------------------------------- per-recall timing
+
+/** One timed batch: `size` recalls back to back. Stages and scopes are built before the clock starts. */
+async function timeBatch(workload, api, size) {
+  const stages = workload.stagesFor(api, size);
+  const scopes = workload.scopes(size);
+  const callsBefore = { ...workload.calls };
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < size; i++) await stages[i](scopes[i]);
+  const elapsedNs = Number(process.hrtime.bigint() - start);
+  return { microsPerRecall: elapsedNs / size / 1e3, problems: workload.checkBatch(scopes, callsBefore) };
+}
+
+async function warmUp(workload, api, warmupMs) {
+  let size = 1;
+  let microsPerRecall = Infinity;
+  const deadline = performance.now() + warmupMs;
+  do {
+    const batch = await timeBatch(workload, api, size);
+    if (batch.problems.length > 0) return { microsPerRecall, problems: batch.problems };
+    microsPerRecall = batch.microsPerRecall;
+    size = Math.min(size * 2, 256);
+  } while (performance.now() < deadline);
+  return { microsPerRecall, problems: [] };
+}
+
+/**
+ * Times one workload for every module, in alternating batches: round r runs the
+ * modules in order, round r+1 in reverse, so drift and GC debt fall on both.
+ * All modules use the same batch size, so a round's batches are the same work.
+ */
+async function measureWorkload(workload, modules, budget) {
+  const problems = modules.map(() => []);
+  const estimates = [];
+  for (const [index, module] of modules.entries()) {
+    problems[index].push(...(await workload.verifyOnce(module.api)));
+    const warm = await warmUp(workload, module.api, budget.warmupMs);
+    problems[index].push(...warm.problems);
+    estimates.push(warm.microsPerRecall);
+  }
+  const slowest = Math.max(...estimates.filter(Number.isFinite), 1e-3);
+  const batchSize = Math.max(1, Math.min(1000, Math.round((budget.batchMs * 1000) / slowest)));
+
+  const samples = modules.map(() => []);
+  const measureDeadline = performance.now() + budget.measureMs * modules.length;
+  let rounds = 0;
+  while (rounds < budget.maxRounds && (rounds < budget.minRounds || performance.now() < measureDeadline)) {
+    const order = rounds % 2 === 0 ? modules.keys() : [...modules.keys()].reverse();
+    for (const index of order) {
+      const batch = await timeBatch(workload, modules[index].api, batchSize);
+      samples[index].push(batch.microsPerRecall);
+      if (batch.problems.length > 0 && problems[index].length === 0) problems[index].push(...batch.problems);
+    }
+    rounds++;
+  }
+
+  const results = modules.map((module, index) => {
+    const micros = summarizeSamples(samples[index]);
+    return {
+      module: module.role,
+      medianUs: micros.median,
+      p10Us: micros.p10,
+      p90Us: micros.p90,
+      nsPerEntry: (micros.median * 1000) / workload.n,
+      batches: micros.count,
+      batchSize,
+      problems: problems[index],
+    };
+  });
+  let ratio = null;
+  if (modules.length === 2) {
+    const pairs = samples[0].map((ours, round) => ours / samples[1][round]);
+    const { median, p10, p90 } = summarizeSamples(pairs);
+    ratio = { median, p10, p90, pairs: pairs.length, target: ratioTargetFor(workload.n) };
+  }
+  return { case: workload.caseName, n: workload.n, results, ratio };
+}
+
+async function measureRecalls(modules, options, progress) {
+  const rows = [];
+  for (const n of options.sizes) {
+    for (const workload of buildWorkloads(n, options.cases)) {
+      progress(`recall: ${workload.caseName} at N=${n}`);
+      rows.push(await measureWorkload(workload, modules, options.budget));
+    }
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------- fresh-process probes
+
+function runChild(args) {
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (child.status !== 0) throw new Error(`child ${args.join(' ')} failed (${child.status}):\n${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1));
+}
+
+/** Fresh Node processes, modules alternating, median import and first-fold times. */
+function measureColdStarts(modules, runs, progress) {
+  const perModule = modules.map(() => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [index, module] of modules.entries()) {
+      progress(`cold start ${run + 1}/${runs}: ${module.role}`);
+      perModule[index].push(runChild([join(benchDir, 'cold-start-child.mjs'), module.path]));
+    }
+  }
+  return modules.map((module, index) => {
+    const samples = perModule[index];
+    const stat = (pick) => summarizeSamples(samples.map(pick));
+    return {
+      module: module.role,
+      runs: samples.length,
+      importMs: stat((s) => s.importMs),
+      firstFoldMs: stat((s) => s.firstFoldMs),
+      totalMs: stat((s) => s.importMs + s.firstFoldMs),
+      problems: samples.every((s) => s.folded) ? [] : ['a cold-start process did not fold'],
+    };
+  });
+}
+
+function measureMemory(modules, folds, progress) {
+  return modules.map((module) => {
+    progress(`memory: ${folds} folds with ${module.role}`);
+    const report = runChild(['--expose-gc', join(benchDir, 'memory-child.mjs'), module.path, String(folds)]);
+    const delta = (key) => report.after[key] - report.before[key];
+    return {
+      module: module.role,
+      folds: report.folds,
+      heapUsed: { after: report.after.heapUsed, delta: delta('heapUsed') },
+      external: { after: report.after.external, delta: delta('external') },
+      arrayBuffers: { after: report.after.arrayBuffers, delta: delta('arrayBuffers') },
+      rss: { after: report.after.rss, delta: delta('rss') },
+      wasmLinearMemory:
+        report.after.wasmLinearMemory === null
+          ? null
+          : { after: report.after.wasmLinearMemory, delta: report.after.wasmLinearMemory - report.before.wasmLinearMemory },
+      probe: { wasmModules: report.wasmModules, glue: report.glue },
+      problems:
+        report.folded === folds && report.writes === folds
+          ? []
+          : [`${report.folded} of ${folds} turns folded, ${report.writes} written back`],
+    };
+  });
+}
+
+function compressedSizes(bytes) {
+  return {
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+
+/**
+ * Bytes a user downloads: the module file, and the Wasm it compiles at import
+ * as captured by the probe child (whatever the module does to get it: inlined,
+ * read from a file beside it, fetched). When the Wasm is inlined as base64, the
+ * JS glue is the module file minus that payload.
+ */
+function measureSizes(modules, memory) {
+  return modules.map((module) => {
+    const probe =
+      memory?.find((report) => report.module === module.role)?.probe ??
+      runChild(['--expose-gc', join(benchDir, 'memory-child.mjs'), module.path, '0']);
+    const artifacts = [{ artifact: `${relative(repoRoot, module.path)} (whole module)`, ...compressedSizes(readFileSync(module.path)) }];
+    for (const [index, wasm] of probe.wasmModules.entries()) {
+      const where = wasm.inlinedBase64Bytes === null ? 'loaded at import' : 'inlined as base64';
+      artifacts.push({ artifact: `Wasm module${probe.wasmModules.length > 1 ? ` #${index + 1}` : ''} (${where})`, raw: wasm.raw, gzip: wasm.gzip, brotli: wasm.brotli });
+    }
+    if (probe.wasmModules.some((wasm) => wasm.inlinedBase64Bytes !== null)) {
+      artifacts.push({ artifact: 'JS glue (module file minus inlined Wasm)', ...probe.glue });
+    }
+    return {
+      module: module.role,
+      artifacts,
+      wasmGzipBytes: probe.wasmModules.length > 0 ? probe.wasmModules.reduce((sum, wasm) => sum + wasm.gzip, 0) : null,
+    };
+  });
+}
+
+// ---------------------------------------------------------------- report
+
+const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
+const micros = (value) => fixed(value, value < 10 ? 2 : value < 1000 ? 1 : 0);
+const spread = (stat, format) => `${format(stat.median ?? stat.medianUs)} (${format(stat.p10 ?? stat.p10Us)}–${format(stat.p90 ?? stat.p90Us)})`;
+const bytes = (count) => (count === null || count === undefined ? '—' : count >= 10 * 1024 ? `${(count / 1024).toFixed(1)} KiB` : `${count} B`);
+const signedMiB = (count) => `${count >= 0 ? '+' : ''}${(count / 1048576).toFixed(2)} MiB`;
+const mib = (count) => `${(count / 1048576).toFixed(2)} MiB`;
+
+function table(header, rows) {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+function renderMarkdown(report) {
+  const { meta } = report;
+  const withBaseline = meta.baseline !== null;
+  const out = [
+    `## footprint-summarize benchmark (${meta.mode} mode)`,
+    '',
+    `Node ${meta.node} · ${meta.cpu} × ${meta.cores} · ${meta.platform} · ${meta.date}`,
+    '',
+    `- subject: \`${meta.subject}\``,
+    withBaseline ? `- baseline: \`${meta.baseline}\`` : '- baseline: none (`--baseline PATH` to run one beside the subject)',
+  ];
+  if (meta.mode === 'quick') {
+    out.push('', '> Quick mode: budgets far too short for comparisons. This run checks that every workload still does what it is named after; it does not measure speed.');
+  }
+
+  if (report.recall) {
+    out.push('', '### Per-recall overhead', '', 'Instant summarizers; µs per recall as median (p10–p90) over timed batches; ns/entry = median ÷ N.', '');
+    const header = withBaseline
+      ? ['case', 'N', 'subject µs', 'ns/entry', 'baseline µs', 'ns/entry', 'subject ÷ baseline', 'target']
+      : ['case', 'N', 'µs per recall', 'ns/entry', 'batches × size'];
+    const rows = report.recall.map((row) => {
+      const [subject, baseline] = row.results;
+      if (!withBaseline) {
+        return [row.case, row.n, spread(subject, micros), fixed(subject.nsPerEntry, 1), `${subject.batches} × ${subject.batchSize}`];
+      }
+      const verdict = row.ratio.median <= row.ratio.target ? 'met' : 'MISSED';
+      return [
+        row.case,
+        row.n,
+        spread(subject, micros),
+        fixed(subject.nsPerEntry, 1),
+        spread(baseline, micros),
+        fixed(baseline.nsPerEntry, 1),
+        `${spread(row.ratio, (v) => fixed(v, 2))}×`,
+        `≤ ${row.ratio.target}× ${verdict}`,
+      ];
+    });
+    out.push(table(header, rows));
+  }
+
+  if (report.coldStart) {
+    out.push('', '### Cold start (fresh Node processes)', '', `Median (p10–p90) ms over ${report.coldStart[0].runs} processes per module; first fold = stage construction + one provider+store fold at N = 20.`, '');
+    out.push(
+      table(
+        ['module', 'import', 'first fold', 'import + first fold', `target ≤ ${COLD_START_TARGET_MS} ms`],
+        report.coldStart.map((row) => [
+          row.module,
+          spread(row.importMs, (v) => fixed(v, 2)),
+          spread(row.firstFoldMs, (v) => fixed(v, 2)),
+          spread(row.totalMs, (v) => fixed(v, 2)),
+          row.module === 'subject' ? (row.totalMs.median <= COLD_START_TARGET_MS ? 'met' : 'MISSED') : '',
+        ]),
+      ),
+    );
+  }
+
+  if (report.sizes) {
+    out.push('', '### Size', '', 'gzip level 9, brotli quality 11 (node:zlib).', '');
+    const rows = [];
+    for (const entry of report.sizes) {
+      for (const artifact of entry.artifacts) rows.push([entry.module, artifact.artifact, bytes(artifact.raw), bytes(artifact.gzip), bytes(artifact.brotli)]);
+    }
+    out.push(table(['module', 'artifact', 'raw', 'gzip', 'brotli'], rows));
+    const subject = report.sizes[0];
+    if (subject.wasmGzipBytes !== null) {
+      out.push('', `Subject Wasm gzipped: ${bytes(subject.wasmGzipBytes)} (target ≤ 40 KiB: ${subject.wasmGzipBytes <= WASM_GZIP_TARGET_BYTES ? 'met' : 'MISSED'}).`);
+    }
+  }
+
+  if (report.memory) {
+    out.push('', `### Memory after ${report.memory[0].folds.toLocaleString('en-US')} folds`, '');
+    out.push(
+      'One long-lived stage, provider+store, N = 200, 64 conversations, fresh process, after full GCs. ' +
+        'Δ = after the last fold minus before the first. Node counts Wasm linear memory in `external` (not in `arrayBuffers`); it is also shown on its own.',
+      '',
+    );
+    out.push(
+      table(
+        ['module', 'JS heap used', 'external', 'arrayBuffers', 'Wasm linear memory', 'rss'],
+        report.memory.map((row) => [
+          row.module,
+          `${mib(row.heapUsed.after)} (${signedMiB(row.heapUsed.delta)})`,
+          `${mib(row.external.after)} (${signedMiB(row.external.delta)})`,
+          `${mib(row.arrayBuffers.after)} (${signedMiB(row.arrayBuffers.delta)})`,
+          row.wasmLinearMemory ? `${mib(row.wasmLinearMemory.after)} (${signedMiB(row.wasmLinearMemory.delta)})` : 'none',
+          `${mib(row.rss.after)} (${signedMiB(row.rss.delta)})`,
+        ]),
+      ),
+    );
+  }
+
+  out.push('', '### Outcomes', '');
+  if (report.problems.length === 0) out.push('Every workload produced the outcome it is named after (checked once in full, and for every timed batch by counts).');
+  else for (const problem of report.problems) out.push(`- WRONG OUTCOME: ${problem}`);
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const options = parseOptions();
+  const progress = options.json || !process.stderr.isTTY ? () => {} : (message) => process.stderr.write(`\r\x1b[K${message}`);
+  const modules = [{ role: 'subject', path: resolve(options.subject) }];
+  if (options.baseline) modules.push({ role: 'baseline', path: resolve(options.baseline) });
+  for (const module of modules) module.api = await loadSummarizeApi(module.path);
+
+  const wants = (section) => options.sections.includes(section);
+  const report = {
+    meta: {
+      mode: options.quick ? 'quick' : 'default',
+      node: process.version,
+      cpu: cpus()[0]?.model ?? 'unknown CPU',
+      cores: cpus().length,
+      platform: `${platform()} ${arch()}`,
+      date: new Date().toISOString(),
+      subject: relative(repoRoot, modules[0].path) || modules[0].path,
+      baseline: modules[1] ? relative(repoRoot, modules[1].path) : null,
+    },
+    recall: wants('recall') ? await measureRecalls(modules, options, progress) : null,
+    coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
+    memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
+    sizes: null,
+    problems: [],
+  };
+  if (wants('size')) report.sizes = measureSizes(modules, report.memory);
+  progress('');
+
+  for (const row of report.recall ?? []) {
+    for (const result of row.results) for (const problem of result.problems) report.problems.push(`${result.module} ${row.case} N=${row.n}: ${problem}`);
+  }
+  for (const row of [...(report.coldStart ?? []), ...(report.memory ?? [])]) {
+    for (const problem of row.problems) report.problems.push(`${row.module}: ${problem}`);
+  }
+
+  if (options.json) {
+    console.log(JSON.stringify(report, null, 2));
+  } else {
+    console.log(renderMarkdown(report));
+  }
+  if (report.problems.length > 0) process.exitCode = 1;
+}
+
+await main();
