@@ -6,7 +6,7 @@
 use footprint_summarize::core::config::{Shape, StageConfig};
 use footprint_summarize::core::decision::{plan, Plan, Settled, NEW_SUMMARY_SLOT};
 use footprint_summarize::core::events::{Caller, WriteBack};
-use footprint_summarize::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
+use footprint_summarize::core::recall::{partition, EntryFacts, SummaryFacts};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -18,10 +18,15 @@ struct Recall {
 }
 
 impl Recall {
-    fn table(&self) -> StringTable {
-        let all: Vec<&str> = self.ids.iter().chain(self.covered.iter().flatten()).map(String::as_str).collect();
-        let lengths: Vec<u32> = all.iter().map(|s| s.encode_utf16().count() as u32).collect();
-        StringTable::from_utf16_lengths(all.concat(), &lengths).unwrap()
+    /// The facts as the reader marks them: a raw entry is covered when some
+    /// summary's coveredIds names its id.
+    fn facts(&self) -> Vec<EntryFacts> {
+        let named: Vec<&String> = self.covered.iter().flatten().collect();
+        self.facts
+            .iter()
+            .zip(&self.ids)
+            .map(|(fact, id)| EntryFacts { covered: fact.summary.is_none() && named.contains(&id), ..fact.clone() })
+            .collect()
     }
 
     fn covered_by(&self, index: usize) -> &[String] {
@@ -41,14 +46,14 @@ fn recall() -> impl Strategy<Value = Recall> {
             for (k, (step, has_turn, chars)) in raw.into_iter().enumerate() {
                 turn += f64::from(step / 2);
                 ids.push(format!("m{k}😀"));
-                facts.push(EntryFacts { turn: has_turn.then_some(turn), updated_at: Some(k as f64), content_units: chars, summary: None });
+                facts.push(EntryFacts { turn: has_turn.then_some(turn), updated_at: Some(k as f64), content_units: chars, summary: None, covered: false });
             }
             let mut covered = Vec::new();
             for (s, (at, names, to_turn)) in summaries.into_iter().enumerate() {
                 let at = at.min(facts.len());
                 let names: Vec<String> = names.into_iter().map(|n| format!("m{n}😀")).collect();
                 ids.insert(at, format!("summary-{s}"));
-                facts.insert(at, EntryFacts { summary: Some(SummaryFacts { to_turn, covered_count: names.len() }), ..EntryFacts::default() });
+                facts.insert(at, EntryFacts { summary: Some(SummaryFacts { to_turn }), ..EntryFacts::default() });
                 // Covered ids are listed in entry order of their summaries.
                 let position = facts[..at].iter().filter(|f| f.summary.is_some()).count();
                 covered.insert(position, names);
@@ -69,9 +74,8 @@ fn config() -> impl Strategy<Value = StageConfig> {
 
 /// Every outcome a visit can settle to, for the plan of this recall.
 fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)> {
-    let table = recall.table();
-    let part = partition(&recall.facts, Some(&table)).unwrap();
-    match plan(config, &recall.facts, part) {
+    let facts = recall.facts();
+    match plan(config, &facts, partition(&facts)) {
         Plan::Settle(settled) => vec![(settled, Vec::new())],
         Plan::Consider(candidate) => {
             let span_ids: Vec<String> = candidate.span_indices().iter().map(|&i| recall.ids[i].clone()).collect();
@@ -136,10 +140,10 @@ proptest! {
 
     #[test]
     fn the_seam_never_splits_a_turn(recall in recall(), config in config()) {
-        let table = recall.table();
-        let part = partition(&recall.facts, Some(&table)).unwrap();
+        let facts = recall.facts();
+        let part = partition(&facts);
         let raw = part.raw.clone();
-        if let Plan::Consider(candidate) = plan(&config, &recall.facts, part) {
+        if let Plan::Consider(candidate) = plan(&config, &facts, part) {
             let span = candidate.span_indices();
             prop_assert!(!span.is_empty());
             prop_assert_eq!(span, &raw[..span.len()]);

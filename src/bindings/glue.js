@@ -5,10 +5,16 @@
 // reading it here costs a property load. No decisions are made in this file.
 
 // Per-entry facts, STRIDE numbers each (see `EntryFacts` in src/core/recall.rs).
-const STRIDE = 6;
+const STRIDE = 5;
 const HAS_TURN = 1;
 const HAS_UPDATED_AT = 2;
 const IS_SUMMARY = 4;
+const COVERED = 8;
+
+// One facts buffer reused across recalls (Rust copies it out before anything
+// else runs); a read that re-enters the stage from a getter gets its own.
+let scratch = new Float64Array(0);
+let reading = false;
 // A missing role in the span-text table (roles are otherwise String()-ed).
 const MISSING = 0xffffffff;
 
@@ -57,9 +63,9 @@ class RecallRead {
   constructor(snapshot) {
     this.snapshot = snapshot;
     this.facts = undefined;
-    this.coverages = [];
+    this.summaryCount = 0;
     this.invalid = undefined;
-    this.idLengths = undefined;
+    this.keyLengths = undefined;
     this.textLengths = undefined;
   }
   get length() {
@@ -74,7 +80,9 @@ class RecallRead {
 /**
  * SPEC §4 step 1: snapshot recall ONCE by iteration (footprintjs hands out
  * live element proxies on index reads), validate it (SPEC §8), and pack the
- * facts. On invalid input, `invalid` names the first offending spot.
+ * facts, including whether a summary's `coveredIds` names the entry: ids are
+ * matched here, where they live, instead of being copied into Wasm. On
+ * invalid input, `invalid` names the first offending spot.
  */
 export function readRecall(loaded) {
   if (loaded === undefined || loaded === null) return new RecallRead([]);
@@ -82,8 +90,23 @@ export function readRecall(loaded) {
     return new RecallRead([]).reject(-1, 'loaded', loaded, 'an array of memory entries, or undefined');
   }
   const read = new RecallRead(Array.from(loaded));
+  const n = read.snapshot.length;
+  const shared = !reading;
+  if (shared && scratch.length < n * STRIDE) scratch = new Float64Array(Math.max(n * STRIDE, 2 * scratch.length));
+  const facts = shared ? scratch : new Float64Array(n * STRIDE);
+  reading = true;
+  try {
+    fillFacts(read, facts);
+  } finally {
+    if (shared) reading = false;
+  }
+  if (read.invalid === undefined) read.facts = facts.subarray(0, n * STRIDE);
+  return read;
+}
+
+function fillFacts(read, facts) {
   const snapshot = read.snapshot;
-  const facts = new Float64Array(snapshot.length * STRIDE);
+  let coveredIds;
   for (let i = 0; i < snapshot.length; i++) {
     const entry = snapshot[i];
     if (typeof entry !== 'object' || entry === null) return read.reject(i, 'entry', entry, 'a memory entry object');
@@ -114,33 +137,35 @@ export function readRecall(loaded) {
     const coverage = coverageOf(entry);
     if (coverage !== undefined) {
       flags |= IS_SUMMARY;
+      read.summaryCount++;
       const toTurn = coverage.toTurn;
       facts[at + 4] = typeof toTurn === 'number' && Number.isFinite(toTurn) ? toTurn : 0;
-      const covered = coverage.coveredIds.filter((id) => typeof id === 'string');
-      facts[at + 5] = covered.length;
-      read.coverages.push(covered);
+      for (const id of coverage.coveredIds) {
+        if (typeof id === 'string') (coveredIds ??= new Set()).add(id);
+      }
     }
     facts[at] = flags;
   }
-  read.facts = facts;
-  return read;
-}
-
-/** Every entry's id, then every summary's string covered ids, in one string. */
-export function readIds(read) {
-  const lengths = [];
-  let joined = '';
-  for (const entry of read.snapshot) {
-    joined += entry.id;
-    lengths.push(entry.id.length);
-  }
-  for (const covered of read.coverages) {
-    for (const id of covered) {
-      joined += id;
-      lengths.push(id.length);
+  if (coveredIds !== undefined) {
+    for (let i = 0; i < snapshot.length; i++) {
+      const at = i * STRIDE;
+      if ((facts[at] & IS_SUMMARY) === 0 && coveredIds.has(snapshot[i].id)) facts[at] |= COVERED;
     }
   }
-  read.idLengths = Uint32Array.from(lengths);
+}
+
+/** The identity key, then the span's ids, in one string: the span key's text. */
+export function readSpanKey(read, identity, span) {
+  const key = identityKey(identity);
+  const lengths = new Uint32Array(span.length + 1);
+  lengths[0] = key.length;
+  let joined = key;
+  for (let k = 0; k < span.length; k++) {
+    const id = read.snapshot[span[k]].id;
+    lengths[k + 1] = id.length;
+    joined += id;
+  }
+  read.keyLengths = lengths;
   return joined;
 }
 
@@ -161,7 +186,7 @@ export function readSpanText(read, span) {
 }
 
 /** A stable key for the identity: same conversation, same key. */
-export function identityKey(identity) {
+function identityKey(identity) {
   if (typeof identity !== 'object' || identity === null) return `${typeof identity}:${String(identity)}`;
   try {
     return JSON.stringify([identity.tenant, identity.principal, identity.conversationId]);
@@ -252,10 +277,17 @@ export function putEntry(store, identity, entry) {
   );
 }
 
+/** The ids of the entries at `indices` (a view into Wasm memory). */
+function idsAt(snapshot, indices) {
+  const ids = new Array(indices.length);
+  for (let k = 0; k < indices.length; k++) ids[k] = snapshot[indices[k]].id;
+  return ids;
+}
+
 /** The summary entry and its coverage, in SPEC §2 key order. */
 export function summaryEntry(read, span, id, label, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
   const snapshot = read.snapshot;
-  const coveredIds = Array.from(span, (index) => snapshot[index].id);
+  const coveredIds = idsAt(snapshot, span);
   const coverage =
     model === undefined
       ? { fromTurn, toTurn, entryCount: span.length, coveredIds, summarizedAtMs: now }
@@ -298,7 +330,7 @@ export function eventPayload(strategyId, reason, inputCount, outputCount, read, 
     reason,
     inputMemoryCount: inputCount,
     outputMemoryCount: outputCount,
-    droppedIds: Array.from(dropped, (index) => snapshot[index].id),
+    droppedIds: idsAt(snapshot, dropped),
     addedIds,
     scoreEvidence: evidence,
   };

@@ -16,12 +16,12 @@ extern "C" {
     pub fn facts(this: &RecallRead) -> Option<Float64Array>;
     #[wasm_bindgen(method, getter)]
     pub fn invalid(this: &RecallRead) -> Option<InvalidSpotJs>;
-    #[wasm_bindgen(method, getter, js_name = idLengths)]
-    pub fn id_lengths(this: &RecallRead) -> Uint32Array;
+    #[wasm_bindgen(method, getter, js_name = summaryCount)]
+    pub fn summary_count(this: &RecallRead) -> u32;
+    #[wasm_bindgen(method, getter, js_name = keyLengths)]
+    pub fn key_lengths(this: &RecallRead) -> Uint32Array;
     #[wasm_bindgen(method, getter, js_name = textLengths)]
     pub fn text_lengths(this: &RecallRead) -> Uint32Array;
-    #[wasm_bindgen(method, getter)]
-    pub fn snapshot(this: &RecallRead) -> JsValue;
 
     pub type InvalidSpotJs;
     #[wasm_bindgen(method, getter)]
@@ -33,12 +33,10 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn expected(this: &InvalidSpotJs) -> String;
 
-    #[wasm_bindgen(js_name = readIds)]
-    pub fn read_ids(read: &RecallRead) -> String;
+    #[wasm_bindgen(js_name = readSpanKey)]
+    pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> String;
     #[wasm_bindgen(js_name = readSpanText)]
     pub fn read_span_text(read: &RecallRead, span: &[u32]) -> String;
-    #[wasm_bindgen(js_name = identityKey)]
-    pub fn identity_key(identity: &JsValue) -> String;
     #[wasm_bindgen(js_name = coverageOf)]
     pub fn coverage_of(entry: &JsValue) -> JsValue;
     pub fn describe(value: &JsValue) -> String;

@@ -21,13 +21,14 @@ use crate::core::decision::{self, Candidate, Plan, Settled};
 use crate::core::events::{Caller, Event, InvalidSpot, Usage, WriteBack};
 use crate::core::format::{summary_entry_id, transcript, TranscriptLine, EVENT_TYPE};
 use crate::core::latch::{Latch, SpanKey};
-use crate::core::recall::{needs_ids_for_partition, partition, EntryFacts, StringTable, SummaryFacts};
+use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
 /// Must match `STRIDE` and the flag bits in glue.js.
-const STRIDE: usize = 6;
+const STRIDE: usize = 5;
 const HAS_TURN: u32 = 1;
 const HAS_UPDATED_AT: u32 = 2;
 const IS_SUMMARY: u32 = 4;
+const COVERED: u32 = 8;
 const MISSING_TEXT: u32 = u32::MAX;
 
 /// The instance behind a stage function: `makeStage` in glue.js wraps it.
@@ -52,51 +53,43 @@ impl SummarizeStage {
 #[wasm_bindgen]
 impl SummarizeStage {
     /// The footprintjs stage: reads and may assign `scope.loaded`, emits
-    /// through `scope.$emit`. Always resolves to undefined.
+    /// through `scope.$emit`. Always resolves to undefined. A visit that needs
+    /// no summarizer call finishes before this returns (as the original's
+    /// async function does, having no await to pass).
     pub fn run(&self, scope: JsValue) -> Promise {
         let state = self.state.clone();
-        future_to_promise(async move {
-            let loaded = Reflect::get(&scope, &JsValue::from_str("loaded"));
-            let identity = Reflect::get(&scope, &JsValue::from_str("identity")).unwrap_or(JsValue::UNDEFINED);
-            let visit = match loaded {
-                Ok(loaded) => state.visit(&loaded, &identity).await,
-                Err(error) => state.unreadable_loaded(&error),
-            };
-            if !visit.settled.is_unchanged(visit.read.length() as usize) {
-                let recall = glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary);
-                // A scope that refuses the write keeps its old recall; nothing else to do.
-                let _ = Reflect::set(&scope, &JsValue::from_str("loaded"), &recall);
+        let loaded = Reflect::get(&scope, &JsValue::from_str("loaded"));
+        let identity = Reflect::get(&scope, &JsValue::from_str("identity")).unwrap_or(JsValue::UNDEFINED);
+        let step = match loaded {
+            Ok(loaded) => state.prepare(&loaded, &identity),
+            Err(error) => Step::Done(state.unreadable_loaded(&error)),
+        };
+        match step {
+            Step::Done(visit) => {
+                state.apply_to_scope(&scope, &visit);
+                Promise::resolve(&JsValue::UNDEFINED)
             }
-            if let Some(event) = &visit.settled.event {
-                state.emit(&scope, &visit.read, event);
-            }
-            Ok(JsValue::UNDEFINED)
-        })
+            pending => future_to_promise(async move {
+                let visit = state.finish(pending, &identity).await;
+                state.apply_to_scope(&scope, &visit);
+                Ok(JsValue::UNDEFINED)
+            }),
+        }
     }
 
     /// The same visit without a scope: resolves to `{ recall, events }`.
     pub fn fold(&self, loaded: JsValue, identity: JsValue) -> Promise {
         let state = self.state.clone();
-        future_to_promise(async move {
-            let visit = state.visit(&loaded, &identity).await;
-            let events = Array::new();
-            if let Some(event) = &visit.settled.event {
-                let payload = state.emit(&JsValue::UNDEFINED, &visit.read, event);
-                let record = js_sys::Object::new();
-                Reflect::set(&record, &JsValue::from_str("type"), &JsValue::from_str(EVENT_TYPE))?;
-                Reflect::set(&record, &JsValue::from_str("payload"), &payload)?;
-                events.push(&record);
-            }
-            let recall: JsValue = if visit.loaded_not_an_array {
-                loaded // untouched, whatever it was
-            } else {
-                glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary).into()
-            };
-            let result = js_sys::Object::new();
-            Reflect::set(&result, &JsValue::from_str("recall"), &recall)?;
-            Reflect::set(&result, &JsValue::from_str("events"), &events)?;
-            Ok(result.into())
-        })
+        match state.prepare(&loaded, &identity) {
+            Step::Done(visit) => match state.fold_result(&loaded, &visit) {
+                Ok(result) => Promise::resolve(&result),
+                Err(error) => Promise::reject(&error),
+            },
+            pending => future_to_promise(async move {
+                let visit = state.finish(pending, &identity).await;
+                state.fold_result(&loaded, &visit)
+            }),
+        }
     }
 }
 
@@ -116,50 +109,55 @@ struct Visit {
     loaded_not_an_array: bool,
 }
 
+/// Where a visit stands after its synchronous part.
+enum Step {
+    /// Decided without a call (most visits).
+    Done(Visit),
+    /// This run makes the one call for its span.
+    Lead(Box<Pending>, Rc<Flight>, f64),
+    /// Another run is already calling for the same span; wait for it.
+    Follow(Box<Pending>, Rc<Flight>),
+}
+
+/// What the asynchronous part of a visit needs.
+struct Pending {
+    read: RecallRead,
+    facts: Vec<EntryFacts>,
+    candidate: Candidate,
+    key: SpanKey,
+}
+
 impl StageState {
-    async fn visit(self: &Rc<Self>, loaded: &JsValue, identity: &JsValue) -> Visit {
+    /// SPEC §4 steps 1–7 and the §8 checks that precede a call: everything
+    /// up to the summarizer call, with no await, so no borrow spans one.
+    fn prepare(&self, loaded: &JsValue, identity: &JsValue) -> Step {
         let read = glue::read_recall(loaded);
-        let done = |read: RecallRead, settled: Settled| Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: false };
+        let done = |read: RecallRead, settled: Settled| Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: false });
         if let Some(spot) = read.invalid() {
-            let index = spot.index();
             let spot = InvalidSpot {
-                index: usize::try_from(index).ok(),
+                index: usize::try_from(spot.index()).ok(),
                 field: spot.field(),
                 found: spot.found(),
                 expected: spot.expected(),
             };
-            return self.invalid(read, &spot);
+            return Step::Done(self.invalid(read, &spot));
         }
         let len = read.length() as usize;
-        let Some(facts) = read.facts().map(|packed| parse_facts(&packed.to_vec(), len)) else {
-            return done(read, Settled { recall: Vec::new(), event: None });
-        };
-        if len == 0 {
-            return done(read, Settled { recall: Vec::new(), event: None });
+        let unchanged = || Settled { recall: (0..len as u32).collect(), event: None };
+        if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
+            return done(read, unchanged());
         }
-        let mut ids = None;
-        if needs_ids_for_partition(&facts) {
-            match read_ids(&read) {
-                Ok(table) => ids = Some(table),
-                Err(spot) => return self.invalid(read, &spot),
-            }
-        }
-        let part = match partition(&facts, ids.as_ref()) {
-            Ok(part) => part,
-            Err(_) => return self.invalid(read, &changed_while_read()),
+        let Some(packed) = read.facts() else {
+            return done(read, unchanged());
         };
-        let candidate = match decision::plan(&self.config.core, &facts, part) {
+        let facts = parse_facts(&packed.to_vec());
+        let candidate = match decision::plan(&self.config.core, &facts, partition(&facts)) {
             Plan::Settle(settled) => return done(read, settled),
             Plan::Consider(candidate) => candidate,
         };
-        let ids = match ids {
-            Some(ids) => ids,
-            None => match read_ids(&read) {
-                Ok(ids) => ids,
-                Err(spot) => return self.invalid(read, &spot),
-            },
-        };
-        let key = SpanKey::new(&glue::identity_key(identity), candidate.span_indices().iter().map(|&i| ids.get(i)));
+        let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
+        let key_text = glue::read_span_key(&read, identity, &span);
+        let key = SpanKey::new(&key_text, &read.key_lengths().to_vec());
         let model = self.config.core.model();
 
         if self.latch.borrow().contains(key) {
@@ -169,27 +167,75 @@ impl StageState {
             return done(read, candidate.predicted_not_smaller(model));
         }
         let in_flight = self.flights.borrow().iter().find(|(k, _)| *k == key).map(|(_, flight)| flight.clone());
+        let pending = Box::new(Pending { read, facts, candidate, key });
         if let Some(flight) = in_flight {
-            let outcome = flight.wait().await;
-            return self.settle(read, &candidate, outcome, Caller::Follower);
+            return Step::Follow(pending, flight);
         }
         let now = match self.clock() {
             Ok(now) => now,
             Err(found) => {
-                let settled = candidate.invalid_clock(&found);
+                let settled = pending.candidate.invalid_clock(&found);
                 self.warn_about(settled.event.as_ref());
-                return done(read, settled);
+                return done(pending.read, settled);
             }
         };
         let flight = Rc::new(Flight::default());
         self.flights.borrow_mut().push((key, flight.clone()));
-        let outcome = self.call_and_write(&read, &facts, &candidate, identity, now).await;
-        if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
-            self.latch.borrow_mut().insert(key);
+        Step::Lead(pending, flight, now)
+    }
+
+    /// The asynchronous part: the leader's call and write, or a follower's wait.
+    async fn finish(&self, step: Step, identity: &JsValue) -> Visit {
+        match step {
+            Step::Done(visit) => visit,
+            Step::Follow(pending, flight) => {
+                let outcome = flight.wait().await;
+                self.settle(pending.read, &pending.candidate, outcome, Caller::Follower)
+            }
+            Step::Lead(pending, flight, now) => {
+                let Pending { read, facts, candidate, key } = *pending;
+                let outcome = self.call_and_write(&read, &facts, &candidate, identity, now).await;
+                if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
+                    self.latch.borrow_mut().insert(key);
+                }
+                self.flights.borrow_mut().retain(|(k, _)| *k != key);
+                flight.finish(outcome.clone());
+                self.settle(read, &candidate, outcome, Caller::Leader)
+            }
         }
-        self.flights.borrow_mut().retain(|(k, _)| *k != key);
-        flight.finish(outcome.clone());
-        self.settle(read, &candidate, outcome, Caller::Leader)
+    }
+
+    /// Assigns `scope.loaded` when recall changed, then emits.
+    fn apply_to_scope(&self, scope: &JsValue, visit: &Visit) {
+        if !visit.settled.is_unchanged(visit.read.length() as usize) {
+            let recall = glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary);
+            // A scope that refuses the write keeps its old recall; nothing else to do.
+            let _ = Reflect::set(scope, &JsValue::from_str("loaded"), &recall);
+        }
+        if let Some(event) = &visit.settled.event {
+            self.emit(scope, &visit.read, event);
+        }
+    }
+
+    /// `{ recall, events }` for `stage.fold`, calling `onEvent` as it goes.
+    fn fold_result(&self, loaded: &JsValue, visit: &Visit) -> Result<JsValue, JsValue> {
+        let events = Array::new();
+        if let Some(event) = &visit.settled.event {
+            let payload = self.emit(&JsValue::UNDEFINED, &visit.read, event);
+            let record = js_sys::Object::new();
+            Reflect::set(&record, &JsValue::from_str("type"), &JsValue::from_str(EVENT_TYPE))?;
+            Reflect::set(&record, &JsValue::from_str("payload"), &payload)?;
+            events.push(&record);
+        }
+        let recall: JsValue = if visit.loaded_not_an_array {
+            loaded.clone() // untouched, whatever it was
+        } else {
+            glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary).into()
+        };
+        let result = js_sys::Object::new();
+        Reflect::set(&result, &JsValue::from_str("recall"), &recall)?;
+        Reflect::set(&result, &JsValue::from_str("events"), &events)?;
+        Ok(result.into())
     }
 
     /// SPEC §4 steps 8–10 for the leading run: the one call, then the write.
@@ -355,35 +401,20 @@ and the turn is not failed. Shown once per stage instance; every occurrence is o
     }
 }
 
-fn parse_facts(packed: &[f64], len: usize) -> Vec<EntryFacts> {
+fn parse_facts(packed: &[f64]) -> Vec<EntryFacts> {
     packed
         .chunks_exact(STRIDE)
-        .take(len)
         .map(|row| {
             let flags = row[0] as u32;
             EntryFacts {
                 turn: (flags & HAS_TURN != 0).then_some(row[1]),
                 updated_at: (flags & HAS_UPDATED_AT != 0).then_some(row[2]),
                 content_units: row[3] as usize,
-                summary: (flags & IS_SUMMARY != 0).then(|| SummaryFacts { to_turn: row[4], covered_count: row[5] as usize }),
+                summary: (flags & IS_SUMMARY != 0).then_some(SummaryFacts { to_turn: row[4] }),
+                covered: flags & COVERED != 0,
             }
         })
         .collect()
-}
-
-fn read_ids(read: &RecallRead) -> Result<StringTable, InvalidSpot> {
-    let joined = glue::read_ids(read);
-    StringTable::from_utf16_lengths(joined, &read.id_lengths().to_vec()).map_err(|_| changed_while_read())
-}
-
-/// Getters with side effects can make two reads of one entry disagree.
-fn changed_while_read() -> InvalidSpot {
-    InvalidSpot {
-        index: None,
-        field: "loaded".to_owned(),
-        found: "changing while it was read (an id or coverage getter returned different values)".to_owned(),
-        expected: "plain memory entries".to_owned(),
-    }
 }
 
 /// The provider transcript, from the span's roles and contents only.

@@ -44,6 +44,13 @@ pub struct Candidate {
     summary_turns: Vec<f64>,
 }
 
+/// SPEC §4 step 5 before any fact is read: with no summary in recall nothing
+/// is excluded, and below the trigger nothing is folded, so recall is
+/// unchanged and there is nothing to explain. Lets the reader skip the facts.
+pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summary_count: usize) -> bool {
+    summary_count == 0 && loaded_len < config.trigger_min_entries
+}
+
 pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {
     let split_at = seam(facts, &part.raw, config.preserve_recent);
     let min_fold = config.min_fold_entries.max(1);
@@ -192,12 +199,13 @@ mod tests {
                 updated_at: Some(1000.0 + i as f64),
                 content_units: chars,
                 summary: None,
+                covered: false,
             })
             .collect()
     }
 
     fn consider(config: &StageConfig, facts: &[EntryFacts]) -> Candidate {
-        match plan(config, facts, partition(facts, None).unwrap()) {
+        match plan(config, facts, partition(facts)) {
             Plan::Consider(candidate) => candidate,
             Plan::Settle(settled) => panic!("expected a fold to be considered, got {settled:?}"),
         }
@@ -206,9 +214,12 @@ mod tests {
     #[test]
     fn below_trigger_settles_unchanged_without_event() {
         let facts = conversation(5, 2, 10);
-        let Plan::Settle(settled) = plan(&config(20, 5), &facts, partition(&facts, None).unwrap()) else { panic!() };
+        let Plan::Settle(settled) = plan(&config(20, 5), &facts, partition(&facts)) else { panic!() };
         assert!(settled.event.is_none());
         assert!(settled.is_unchanged(facts.len()));
+        assert!(unchanged_without_reading(&config(20, 5), facts.len(), 0), "the shortcut agrees");
+        assert!(!unchanged_without_reading(&config(20, 5), facts.len(), 1), "a summary may cover something");
+        assert!(!unchanged_without_reading(&config(10, 5), facts.len(), 0), "at the trigger a fold is considered");
     }
 
     #[test]
@@ -234,7 +245,7 @@ mod tests {
     #[test]
     fn fold_places_the_new_summary_among_summaries_by_to_turn() {
         let mut facts = conversation(10, 2, 100);
-        facts.insert(0, EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, covered_count: 0 }), ..EntryFacts::default() });
+        facts.insert(0, EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0 }), ..EntryFacts::default() });
         let candidate = consider(&config(20, 4), &facts);
         let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader);
         assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");

@@ -88,7 +88,8 @@ pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> St
 }
 
 fn push_defanged(out: &mut String, text: &str) {
-    if text.contains(TRANSCRIPT_OPEN) || text.contains(TRANSCRIPT_CLOSE) {
+    // A byte scan for '<' first: most messages hold none, and then neither marker.
+    if text.as_bytes().contains(&b'<') && (text.contains(TRANSCRIPT_OPEN) || text.contains(TRANSCRIPT_CLOSE)) {
         out.push_str(&text.replace(TRANSCRIPT_OPEN, DEFANGED_OPEN).replace(TRANSCRIPT_CLOSE, DEFANGED_CLOSE));
     } else {
         out.push_str(text);

@@ -5,34 +5,64 @@
 //! by ids alone, and `msg-3-0` exists in every conversation), and the latch
 //! costs 16 bytes per span however long the ids are.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashSet, VecDeque};
-use std::hash::Hasher;
 
 /// Identity + span ids, hashed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SpanKey(u128);
 
 impl SpanKey {
-    pub fn new<'a>(identity: &str, span_ids: impl Iterator<Item = &'a str> + Clone) -> SpanKey {
-        // Two independently salted 64-bit SipHashes: collisions are ~2^-64 per pair.
-        let half = |salt: u8| {
-            let mut hasher = DefaultHasher::new();
-            hasher.write_u8(salt);
-            write_field(&mut hasher, identity);
-            for id in span_ids.clone() {
-                write_field(&mut hasher, id);
+    /// `joined` is the identity key followed by the span's ids, and `lengths`
+    /// their UTF-16 lengths: together they name the strings exactly (so
+    /// ["ab","c"] and ["a","bc"] differ) without splitting them apart.
+    pub fn new(joined: &str, lengths: &[u32]) -> SpanKey {
+        // Two lanes with different seeds and multipliers. A span's ids can be
+        // tens of kilobytes and are hashed on every considered fold, so this
+        // reads 8 bytes per step (wyhash's folded multiply) rather than
+        // running SipHash twice byte by byte.
+        let mut lanes = [Lane::new(0x243f_6a88_85a3_08d3, 0xa076_1d64_78bd_642f), Lane::new(0x1319_8a2e_0370_7344, 0xe703_7ed1_a0b4_28db)];
+        for lane in &mut lanes {
+            lane.write(lengths.len() as u64);
+            for &length in lengths {
+                lane.write(u64::from(length));
             }
-            hasher.finish()
-        };
-        SpanKey(((half(0) as u128) << 64) | half(1) as u128)
+            let bytes = joined.as_bytes();
+            let mut words = bytes.chunks_exact(8);
+            for word in &mut words {
+                lane.write(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+            }
+            let mut tail = [0u8; 8];
+            tail[..words.remainder().len()].copy_from_slice(words.remainder());
+            lane.write(u64::from_le_bytes(tail) ^ ((bytes.len() as u64) << 56));
+        }
+        SpanKey((u128::from(lanes[0].finish()) << 64) | u128::from(lanes[1].finish()))
     }
 }
 
-/// Length-prefixed, so ["ab","c"] and ["a","bc"] hash differently.
-fn write_field(hasher: &mut DefaultHasher, text: &str) {
-    hasher.write_usize(text.len());
-    hasher.write(text.as_bytes());
+/// One 64-bit lane of the span-key hash.
+struct Lane {
+    state: u64,
+    multiplier: u64,
+}
+
+impl Lane {
+    fn new(seed: u64, multiplier: u64) -> Lane {
+        Lane { state: seed, multiplier }
+    }
+
+    fn write(&mut self, word: u64) {
+        self.state = fold(self.state ^ word, self.multiplier);
+    }
+
+    fn finish(&self) -> u64 {
+        fold(self.state, self.multiplier ^ 0x8ebc_6af0_9c88_c6e3)
+    }
+}
+
+/// The high and low halves of a 128-bit product, xored: a strong 64-bit mix.
+fn fold(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
 }
 
 /// Remembers at most `capacity` keys; past that the oldest is forgotten
@@ -80,7 +110,9 @@ mod tests {
     use super::*;
 
     fn key(identity: &str, ids: &[&str]) -> SpanKey {
-        SpanKey::new(identity, ids.iter().copied())
+        let parts: Vec<&str> = std::iter::once(identity).chain(ids.iter().copied()).collect();
+        let lengths: Vec<u32> = parts.iter().map(|p| p.encode_utf16().count() as u32).collect();
+        SpanKey::new(&parts.concat(), &lengths)
     }
 
     #[test]
@@ -89,6 +121,21 @@ mod tests {
         assert_ne!(key("a", &["m1", "m2"]), key("b", &["m1", "m2"]));
         assert_ne!(key("a", &["ab", "c"]), key("a", &["a", "bc"]));
         assert_ne!(key("a", &["m1", "m2"]), key("a", &["m2", "m1"]));
+        assert_ne!(key("a", &["m1"]), key("am", &["1"]), "the identity is one of the delimited parts");
+        assert_ne!(key("a", &["m1", "m2"]), key("a", &["m1", "m2\u{0}"]), "trailing bytes count");
+        assert_ne!(key("a", &["abcdefgh"]), key("a", &["abcdefgi"]));
+    }
+
+    #[test]
+    fn many_similar_spans_never_collide() {
+        let mut seen = HashSet::new();
+        for conversation in 0..50 {
+            for end in 1..200 {
+                let ids: Vec<String> = (0..end).map(|i| format!("msg-{i}-0")).collect();
+                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                assert!(seen.insert(key(&format!("c{conversation}"), &refs)));
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,6 @@
 //! What the stage knows about one recall: the facts read from each entry,
 //! their ids, the summary/raw partition, and the seam.
 
-use std::collections::HashSet;
-
 /// The fields of one entry the decisions need; nothing else is read.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EntryFacts {
@@ -14,14 +12,16 @@ pub struct EntryFacts {
     pub content_units: usize,
     /// Present when `metadata.summarizes` is a coverage object.
     pub summary: Option<SummaryFacts>,
+    /// Some summary in this recall names this entry's id in `coveredIds`.
+    /// (The reader matches ids where they live, so ids never cross into Wasm
+    /// on a coverage turn; only summaries' string ids can cover.)
+    pub covered: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SummaryFacts {
     /// `coverage.toTurn`, or 0 when it is missing or not a finite number.
     pub to_turn: f64,
-    /// How many string ids its `coveredIds` holds (non-strings cover nothing).
-    pub covered_count: usize,
 }
 
 /// Many JS strings sent as one (e.g. entry ids followed by every summary's
@@ -38,20 +38,28 @@ pub struct StringTableError;
 
 impl StringTable {
     /// Splits `joined` by the UTF-16 lengths JS reported for each string.
+    /// Walks bytes, not chars: a UTF-8 lead byte says how many UTF-16 units
+    /// its char takes (4-byte chars take 2), continuation bytes take none.
     pub fn from_utf16_lengths(joined: String, lengths: &[u32]) -> Result<StringTable, StringTableError> {
+        let bytes = joined.as_bytes();
         let mut ends = Vec::with_capacity(lengths.len());
-        let mut chars = joined.char_indices().peekable();
         let mut byte = 0;
         for &units in lengths {
             let mut remaining = units as usize;
             while remaining > 0 {
-                let (at, c) = chars.next().ok_or(StringTableError)?;
-                remaining = remaining.checked_sub(c.len_utf16()).ok_or(StringTableError)?;
-                byte = at + c.len_utf8();
+                let lead = *bytes.get(byte).ok_or(StringTableError)?;
+                let (width, char_units) = match lead {
+                    0x00..=0x7f => (1, 1),
+                    0xc0..=0xdf => (2, 1),
+                    0xe0..=0xef => (3, 1),
+                    _ => (4, 2),
+                };
+                remaining = remaining.checked_sub(char_units).ok_or(StringTableError)?;
+                byte += width;
             }
             ends.push(byte);
         }
-        if chars.next().is_some() {
+        if byte != bytes.len() {
             return Err(StringTableError);
         }
         Ok(StringTable { text: joined, ends })
@@ -89,26 +97,13 @@ pub struct Partition {
     pub excluded: Vec<usize>,
 }
 
-/// Needs ids only when some summary covers something; `None` is fine otherwise.
-pub fn needs_ids_for_partition(facts: &[EntryFacts]) -> bool {
-    facts.iter().any(|f| f.summary.as_ref().is_some_and(|s| s.covered_count > 0))
-}
-
-pub fn partition(facts: &[EntryFacts], ids: Option<&StringTable>) -> Result<Partition, StringTableError> {
-    let mut covered: HashSet<&str> = HashSet::new();
-    if needs_ids_for_partition(facts) {
-        let ids = ids.ok_or(StringTableError)?;
-        let covered_total: usize = facts.iter().filter_map(|f| f.summary.as_ref()).map(|s| s.covered_count).sum();
-        if ids.len() != facts.len() + covered_total {
-            return Err(StringTableError);
-        }
-        covered.extend((facts.len()..ids.len()).map(|i| ids.get(i)));
-    }
+pub fn partition(facts: &[EntryFacts]) -> Partition {
     let mut part = Partition::default();
     for (index, fact) in facts.iter().enumerate() {
         if fact.summary.is_some() {
+            // Summaries are never excluded by coverage, even one that names another.
             part.summaries.push(index);
-        } else if !covered.is_empty() && covered.contains(ids.map(|t| t.get(index)).unwrap_or_default()) {
+        } else if fact.covered {
             part.excluded.push(index);
         } else {
             part.raw.push(index);
@@ -123,7 +118,7 @@ pub fn partition(facts: &[EntryFacts], ids: Option<&StringTable>) -> Result<Part
             at -= 1;
         }
     }
-    Ok(part)
+    part
 }
 
 pub fn to_turn(fact: &EntryFacts) -> f64 {
@@ -178,10 +173,11 @@ mod tests {
     #[test]
     fn partition_excludes_covered_raw_entries_only() {
         let mut facts = raw_turns(&[Some(1.0), Some(1.0), None, Some(2.0)]);
-        facts[2].summary = Some(SummaryFacts { to_turn: 1.0, covered_count: 3 });
-        // The summary also names itself and an id nobody has: both are harmless.
-        let ids = StringTable::from_strs(&["m0", "m1", "s", "m3", "m0", "s", "ghost"]);
-        let part = partition(&facts, Some(&ids)).unwrap();
+        facts[0].covered = true;
+        facts[2].summary = Some(SummaryFacts { to_turn: 1.0 });
+        // A covered summary (one summary naming another) stays.
+        facts[2].covered = true;
+        let part = partition(&facts);
         assert_eq!(part.summaries, [2]);
         assert_eq!(part.excluded, [0]);
         assert_eq!(part.raw, [1, 3]);
@@ -190,9 +186,9 @@ mod tests {
     #[test]
     fn summaries_sort_stably_by_to_turn() {
         let mut facts = raw_turns(&[None, None, None]);
-        facts[0].summary = Some(SummaryFacts { to_turn: 9.0, covered_count: 0 });
-        facts[1].summary = Some(SummaryFacts { to_turn: 3.0, covered_count: 0 });
-        facts[2].summary = Some(SummaryFacts { to_turn: 9.0, covered_count: 0 });
-        assert_eq!(partition(&facts, None).unwrap().summaries, [1, 0, 2]);
+        facts[0].summary = Some(SummaryFacts { to_turn: 9.0 });
+        facts[1].summary = Some(SummaryFacts { to_turn: 3.0 });
+        facts[2].summary = Some(SummaryFacts { to_turn: 9.0 });
+        assert_eq!(partition(&facts).summaries, [1, 0, 2]);
     }
 }
