@@ -6,6 +6,9 @@
 //! Output: one `role: sentence` line per kept sentence, in conversation order.
 //! Selection is by score, ties going to the LATER sentence, so when a
 //! preference changes and the budget is tight the current one survives.
+//! The budget is `max_chars` or half the input, whichever is smaller: a
+//! summary that is not clearly shorter than what it summarizes would be
+//! refused by the stage as replacement-not-smaller anyway.
 
 use super::format::utf16_len;
 
@@ -22,6 +25,8 @@ const FILLER: &[&str] = &[
     "great", "perfect", "cool", "got it", "sounds good", "no problem", "you're welcome", "you are welcome",
     "bye", "goodbye", "have a nice day", "one moment", "let me check", "hmm", "yes", "no", "alright",
     "done", "noted", "understood", "of course", "sorry", "sorry about that", "anything else",
+    "i understand", "i see", "thanks for waiting", "thank you for waiting", "let me look into that",
+    "i'm sorry to hear that", "happy to help", "glad i could help", "is there anything else",
 ];
 
 const COMMITMENT_WORDS: &[&str] = &[
@@ -40,6 +45,8 @@ const DATE_WORDS: &[&str] = &[
 
 /// The summary text for `messages`, at most `max_chars` UTF-16 units long.
 pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
+    let input_chars: usize = messages.iter().map(|m| utf16_len(m.content)).sum();
+    let max_chars = max_chars.min(input_chars / 2);
     let mut candidates: Vec<Candidate> = Vec::new();
     for message in messages {
         for sentence in sentences(message.content) {
@@ -131,11 +138,17 @@ fn score(sentence: &str) -> u32 {
 mod tests {
     use super::*;
 
+    /// Chit-chat the summarizer drops; it still counts as input, as in a real span.
+    const SMALL_TALK: &str = "Hello! Thanks. Okay. Sure. Great. Perfect. Got it. Sounds good. \
+        Thank you so much. No problem. You're welcome. Have a nice day. One moment. Let me check.";
+
     fn conversation() -> Vec<Message<'static>> {
         vec![
             Message { role: "user", content: "Hi! Thanks. My order #4512 arrived broken on March 3." },
             Message { role: "assistant", content: "Sorry about that. I will refund $89.99 to your Visa by Friday." },
             Message { role: "user", content: "Ok. I prefer email updates instead of calls. Great!" },
+            Message { role: "assistant", content: SMALL_TALK },
+            Message { role: "user", content: SMALL_TALK },
         ]
     }
 
@@ -162,6 +175,7 @@ mod tests {
         let messages = vec![
             Message { role: "user", content: "Ship it to 12 Oak Street." },
             Message { role: "user", content: "Ship it to 48 Elm Road." },
+            Message { role: "assistant", content: SMALL_TALK },
         ];
         let one_line = utf16_len("user: Ship it to 48 Elm Road.");
         assert_eq!(summarize(&messages, one_line), "user: Ship it to 48 Elm Road.");
@@ -171,8 +185,21 @@ mod tests {
     }
 
     #[test]
+    fn never_longer_than_half_its_input() {
+        let messages = vec![
+            Message { role: "assistant", content: "Refund #12 sent." },
+            Message { role: "user", content: "Order 7 arrived." },
+        ];
+        let input: usize = messages.iter().map(|m| utf16_len(m.content)).sum();
+        assert!(utf16_len(&summarize(&messages, DEFAULT_MAX_CHARS)) <= input / 2);
+    }
+
+    #[test]
     fn deterministic_and_unicode_safe() {
-        let messages = vec![Message { role: "user", content: "注文番号は123です。配送先を変更したい！😀 Emoji 42 ok." }];
+        let messages = vec![
+            Message { role: "user", content: "注文番号は123です。配送先を変更したい！😀 Emoji 42 ok." },
+            Message { role: "assistant", content: SMALL_TALK },
+        ];
         let first = summarize(&messages, 100);
         assert_eq!(first, summarize(&messages, 100));
         assert!(first.contains("注文番号は123です。"), "{first}");

@@ -778,7 +778,9 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
         "[{ role: 'system', content: 'instruction' },
           { role: 'user', content: 'Hello! My order #7731 never arrived. I paid $42.10 on May 2.' },
           { role: 'assistant', content: 'Thanks. I will refund $42.10 to your card by Friday.' },
-          { role: 'user', content: 'Ok. Please send updates by SMS instead of email. Great.' }]",
+          { role: 'user', content: 'Ok. Please send updates by SMS instead of email. Great.' },
+          { role: 'assistant', content: 'Thanks! Okay. Sure. Great. Perfect. Got it. Sounds good. No problem. Have a nice day. One moment.' },
+          { role: 'user', content: 'Thank you so much. You are welcome. Let me check. Okay. Sure. Alright. Noted. Understood. Of course.' }]",
     );
     let first = api::extractive_summary(messages.clone(), 1200.0).unwrap();
     assert_eq!(first, api::extractive_summary(messages.clone(), 1200.0).unwrap(), "byte-identical");
