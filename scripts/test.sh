@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs every test: the core natively, the shared Wasm suite in Node and in
+# headless Chromium, the JS suites against the built package (tarball
+# consumers, footprintjs pipeline, randomized invariants, demo CLI,
+# playground), and the benchmark in --quick mode so it cannot rot.
+# Prints a count per harness and a final "N passed, N failed" line.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+cd "$root"
+logs="$root/test-output/logs"
+mkdir -p "$logs"
+
+bash "$here/build.sh" || { echo "build failed"; exit 1; }
+# shellcheck source=toolchain-env.sh
+source "$here/toolchain-env.sh"
+
+declare -a names passed failed
+status=0
+record() { # name log-file passed failed exit-code
+  names+=("$1"); passed+=("$3"); failed+=("$4")
+  if [ "$5" -ne 0 ] || [ "$4" -ne 0 ] || [ "$3" -eq 0 ]; then
+    status=1
+    echo "---- $1 FAILED (exit $5); last lines of $2:"; tail -40 "$2"
+  fi
+}
+# cargo/wasm-bindgen-test: sum every "test result: ... N passed; M failed".
+run_rust() {
+  local name="$1"; shift
+  local log="$logs/$name.log"
+  echo "== $name: $*"
+  "$@" >"$log" 2>&1; local code=$?
+  local p f
+  p=$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
+  f=$(grep -oE '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
+  record "$name" "$log" "$p" "$f" "$code"
+}
+run_node() {
+  local name="$1"; shift
+  local log="$logs/$name.log"
+  echo "== $name: $*"
+  "$@" >"$log" 2>&1; local code=$?
+  local p f
+  p=$(grep -E '^# pass ' "$log" | awk '{s+=$3} END {print s+0}')
+  f=$(grep -E '^# fail ' "$log" | awk '{s+=$3} END {print s+0}')
+  record "$name" "$log" "$p" "$f" "$code"
+}
+
+run_rust core cargo test
+run_rust wasm-node wasm-pack test --node -- --test node
+run_rust wasm-chromium wasm-pack test --headless --chrome -- --test browser
+FPS_TARBALL="$(bash scripts/pack.sh | tail -1)"
+export FPS_TARBALL
+run_node js node --test --test-reporter=tap tests/js/
+bench_log="$logs/bench-quick.log"
+echo "== bench: node scripts/bench.mjs --quick"
+node scripts/bench.mjs --quick >"$bench_log" 2>&1; bench_code=$?
+record bench-quick "$bench_log" "$([ $bench_code -eq 0 ] && echo 1 || echo 0)" "$([ $bench_code -eq 0 ] && echo 0 || echo 1)" "$bench_code"
+
+echo
+printf '%-16s %8s %8s\n' harness passed failed
+total_p=0; total_f=0
+for i in "${!names[@]}"; do
+  printf '%-16s %8s %8s\n' "${names[$i]}" "${passed[$i]}" "${failed[$i]}"
+  total_p=$((total_p + passed[i])); total_f=$((total_f + failed[i]))
+done
+echo "tests: $total_p passed, $total_f failed"
+exit $status
