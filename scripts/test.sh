@@ -24,34 +24,31 @@ record() { # name log-file passed failed exit-code
     echo "---- $1 FAILED (exit $5); last lines of $2:"; tail -40 "$2"
   fi
 }
-# cargo/wasm-bindgen-test: sum every "test result: ... N passed; M failed".
-run_rust() {
-  local name="$1"; shift
-  local log="$logs/$name.log"
-  echo "== $name: $*"
-  "$@" >"$log" 2>&1; local code=$?
-  local p f
-  p=$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
-  f=$(grep -oE '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
-  record "$name" "$log" "$p" "$f" "$code"
+# Counters, one per runner's closing lines:
+# cargo/wasm-bindgen-test "test result: ok. N passed; M failed", node's TAP "# pass N" / "# fail N".
+count_rust() { # log → "passed failed"
+  echo "$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$1" | awk '{s+=$4} END {print s+0}')" \
+       "$(grep -oE '[0-9]+ failed' "$1" | awk '{s+=$1} END {print s+0}')"
 }
-run_node() {
-  local name="$1"; shift
+count_node() {
+  echo "$(grep -E '^# pass ' "$1" | awk '{s+=$3} END {print s+0}')" \
+       "$(grep -E '^# fail ' "$1" | awk '{s+=$3} END {print s+0}')"
+}
+run() { # name counter command...
+  local name="$1" counter="$2"; shift 2
   local log="$logs/$name.log"
   echo "== $name: $*"
   "$@" >"$log" 2>&1; local code=$?
-  local p f
-  p=$(grep -E '^# pass ' "$log" | awk '{s+=$3} END {print s+0}')
-  f=$(grep -E '^# fail ' "$log" | awk '{s+=$3} END {print s+0}')
-  record "$name" "$log" "$p" "$f" "$code"
+  # shellcheck disable=SC2046
+  record "$name" "$log" $("$counter" "$log") "$code"
 }
 
-run_rust core cargo test
-run_rust wasm-node wasm-pack test --node -- --test node
-run_rust wasm-chromium wasm-pack test --headless --chrome -- --test browser
+run core count_rust cargo test
+run wasm-node count_rust wasm-pack test --node -- --test node
+run wasm-chromium count_rust wasm-pack test --headless --chrome -- --test browser
 FPS_TARBALL="$(bash scripts/pack.sh | tail -1)"
 export FPS_TARBALL
-run_node js node --test --test-reporter=tap tests/js/
+run js count_node node --test --test-reporter=tap tests/js/
 bench_log="$logs/bench-quick.log"
 echo "== bench: node scripts/bench.mjs --quick"
 node scripts/bench.mjs --quick >"$bench_log" 2>&1; bench_code=$?

@@ -22,7 +22,7 @@ import {
   runMemoryTurn,
 } from '../lib/memory-pipeline.mjs';
 import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
-import { openAiCompatibleProvider } from './openai-provider.mjs';
+import { openAiCompatibleProvider } from '../../www/openai-provider.js';
 import { openSqliteStore } from './sqlite-store.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,20 +1,10 @@
 // A minimal static file server on 127.0.0.1 for browser tests: a page can only
 // load ES modules over HTTP with a JavaScript MIME type, and Wasm streaming
-// needs `application/wasm`, so the types below are the ones that matter.
+// needs `application/wasm`; the types are the playground server's.
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-
-const contentTypes = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.cjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css; charset=utf-8',
-};
+import { MIME_TYPES as contentTypes } from '../../../scripts/serve-www.mjs';
 
 /** Serves `root` on an ephemeral port. Resolves to `{ origin, close() }`. */
 export async function serveDirectory(root) {
