@@ -67,6 +67,7 @@ class RecallRead {
     this.invalid = undefined;
     this.keyLengths = undefined;
     this.textLengths = undefined;
+    this.spanContents = undefined;
   }
   get length() {
     return this.snapshot.length;
@@ -169,20 +170,41 @@ export function readSpanKey(read, identity, span) {
   return joined;
 }
 
-/** Role then content of each span entry, in one string (provider transcript). */
+/**
+ * Each span entry's role, and its content only when it holds `<<<` (it may
+ * hold marker text the core must defang); every other content stays here and
+ * is spliced into the transcript by `assembleTranscript`.
+ */
 export function readSpanText(read, span) {
   const lengths = new Uint32Array(span.length * 2);
+  const contents = new Array(span.length);
   let joined = '';
   for (let k = 0; k < span.length; k++) {
     const value = read.snapshot[span[k]].value;
     const role = value.role === undefined || value.role === null ? undefined : String(value.role);
     const content = typeof value.content === 'string' ? value.content : '';
+    contents[k] = content;
     lengths[2 * k] = role === undefined ? MISSING : role.length;
-    lengths[2 * k + 1] = content.length;
-    joined += (role ?? '') + content;
+    const written = content.includes('<<<');
+    lengths[2 * k + 1] = written ? content.length : MISSING;
+    joined += (role ?? '') + (written ? content : '');
   }
   read.textLengths = lengths;
+  read.spanContents = contents;
   return joined;
+}
+
+/** The transcript: the core's text with each spliced content inserted (the
+ * very strings `readSpanText` checked, not a second read of the entries). */
+export function assembleTranscript(read, text, splices) {
+  let transcript = '';
+  let at = 0;
+  for (let k = 0; k < splices.length; k += 2) {
+    const offset = splices[k];
+    transcript += text.slice(at, offset) + read.spanContents[splices[k + 1]];
+    at = offset;
+  }
+  return transcript + text.slice(at);
 }
 
 /** A stable key for the identity: same conversation, same key. */

@@ -37,6 +37,8 @@ extern "C" {
     pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> String;
     #[wasm_bindgen(js_name = readSpanText)]
     pub fn read_span_text(read: &RecallRead, span: &[u32]) -> String;
+    #[wasm_bindgen(js_name = assembleTranscript)]
+    pub fn assemble_transcript(read: &RecallRead, text: &str, splices: &[u32]) -> js_sys::JsString;
     #[wasm_bindgen(js_name = coverageOf)]
     pub fn coverage_of(entry: &JsValue) -> JsValue;
     pub fn describe(value: &JsValue) -> String;
@@ -59,7 +61,7 @@ extern "C" {
     pub fn output(this: &UsageJs) -> Option<f64>;
 
     #[wasm_bindgen(js_name = callProvider)]
-    pub fn call_provider(llm: &JsValue, system_prompt: &str, transcript: &str, model: &str, timeout_ms: Option<f64>) -> Promise;
+    pub fn call_provider(llm: &JsValue, system_prompt: &str, transcript: &js_sys::JsString, model: &str, timeout_ms: Option<f64>) -> Promise;
     #[wasm_bindgen(js_name = callCallback)]
     pub fn call_callback(llm: &JsValue, system_prompt: &str, read: &RecallRead, span: &[u32], timeout_ms: Option<f64>) -> Promise;
     #[wasm_bindgen(js_name = putEntry)]

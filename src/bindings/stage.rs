@@ -19,7 +19,7 @@ use super::glue::{self, CallOutcome, RecallRead};
 use crate::core::config::Shape;
 use crate::core::decision::{self, Candidate, Plan, Settled};
 use crate::core::events::{Caller, Event, InvalidSpot, Usage, WriteBack};
-use crate::core::format::{summary_entry_id, transcript, TranscriptLine, EVENT_TYPE};
+use crate::core::format::{summary_entry_id, transcript, LineContent, TranscriptLine, EVENT_TYPE};
 use crate::core::latch::{Latch, SpanKey};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
@@ -291,23 +291,26 @@ impl StageState {
         let write_back = match &self.config.store {
             None => WriteBack::NoStore,
             Some(store) => {
-                let put: CallOutcome = match JsFuture::from(glue::put_entry(store, identity, &entry)).await {
-                    Ok(put) => put.unchecked_into(),
-                    Err(error) => return self.failed(glue::describe(&error)),
+                let refused = match JsFuture::from(glue::put_entry(store, identity, &entry)).await {
+                    Ok(put) => {
+                        let put: CallOutcome = put.unchecked_into();
+                        (!put.ok()).then(|| put.cause())
+                    }
+                    Err(error) => Some(glue::describe(&error)),
                 };
-                if put.ok() {
-                    WriteBack::Written
-                } else {
-                    let cause = put.cause();
-                    self.warn_once(|| {
-                        format!(
-                            "[footprint-summarize] {}: the store refused the summary write ({cause}). The fold \
+                match refused {
+                    None => WriteBack::Written,
+                    Some(cause) => {
+                        self.warn_once(|| {
+                            format!(
+                                "[footprint-summarize] {}: the store refused the summary write ({cause}). The fold \
 was still used for this turn, but it is not persisted, so the next turn pays for it again. Shown once per \
 stage instance; every occurrence is on the {EVENT_TYPE} event.",
-                            self.config.core.strategy_id
-                        )
-                    });
-                    WriteBack::Failed(cause)
+                                self.config.core.strategy_id
+                            )
+                        });
+                        WriteBack::Failed(cause)
+                    }
                 }
             }
         };
@@ -417,16 +420,18 @@ fn parse_facts(packed: &[f64]) -> Vec<EntryFacts> {
         .collect()
 }
 
-/// The provider transcript, from the span's roles and contents only.
-fn span_transcript(read: &RecallRead, span: &[u32], facts: &[EntryFacts]) -> Option<String> {
+/// The provider transcript: the core writes the format, the glue splices in
+/// every content that cannot hold a marker, so those never cross into Wasm.
+fn span_transcript(read: &RecallRead, span: &[u32], facts: &[EntryFacts]) -> Option<js_sys::JsString> {
     let joined = glue::read_span_text(read, span);
     let lengths = read.text_lengths().to_vec();
-    let missing_role: Vec<bool> = lengths.iter().step_by(2).map(|&units| units == MISSING_TEXT).collect();
-    let lengths: Vec<u32> = lengths.iter().map(|&units| if units == MISSING_TEXT { 0 } else { units }).collect();
-    let table = StringTable::from_utf16_lengths(joined, &lengths).ok()?;
-    Some(transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
-        role: (!missing_role[k]).then(|| table.get(2 * k)),
+    let sent: Vec<u32> = lengths.iter().map(|&units| if units == MISSING_TEXT { 0 } else { units }).collect();
+    let table = StringTable::from_utf16_lengths(joined, &sent).ok()?;
+    let plan = transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
+        role: (lengths[2 * k] != MISSING_TEXT).then(|| table.get(2 * k)),
         turn: facts[index as usize].turn,
-        content: Some(table.get(2 * k + 1)),
-    })))
+        content: if lengths[2 * k + 1] == MISSING_TEXT { LineContent::Spliced } else { LineContent::Text(table.get(2 * k + 1)) },
+    }));
+    let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, line)| [offset, line]).collect();
+    Some(glue::assemble_transcript(read, &plan.text, &splices))
 }
