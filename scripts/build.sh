@@ -12,11 +12,16 @@ cd "$root"
 
 cargo build --quiet --release --target wasm32-unknown-unknown
 rm -rf target/bindgen
-wasm-bindgen --target web --out-dir target/bindgen --no-typescript \
+keep_names=()
+if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then keep_names=(--keep-debug); fi
+wasm-bindgen --target web --out-dir target/bindgen --no-typescript "${keep_names[@]}" \
   target/wasm32-unknown-unknown/release/footprint_summarize.wasm
 # binaryen from npm (Debian's 108 breaks the externref table wasm-bindgen
 # emits). Rust enables these Wasm features by default; binaryen must be told.
-node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# FPS_WASM_NAMES=1 keeps function names, for readable CPU profiles.
+names=()
+if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then names=(-g); fi
+node_modules/.bin/wasm-opt -Oz "${names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   target/bindgen/footprint_summarize_bg.wasm -o target/bindgen/footprint_summarize_bg.wasm
 node scripts/assemble-package.mjs

@@ -81,7 +81,7 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
             let span_ids: Vec<String> = candidate.span_indices().iter().map(|&i| recall.ids[i].clone()).collect();
             vec![
                 (candidate.latched(), Vec::new()),
-                (candidate.predicted_not_smaller(None), Vec::new()),
+                (candidate.predicted_not_smaller(), Vec::new()),
                 (candidate.failed(None, Caller::Leader, "x"), Vec::new()),
                 (candidate.not_smaller(10, None, None, Caller::Follower), Vec::new()),
                 (candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader), span_ids),

@@ -1,7 +1,7 @@
 //! Reads the JS config object into the core's `StageConfig` plus the JS
 //! callables, refusing a bad config at build time (SPEC §3).
 
-use js_sys::{Function, Reflect};
+use js_sys::{Function, JsString, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -11,6 +11,10 @@ use crate::core::config::{count_option, millis_option, ConfigError, ErrorClass, 
 /// Everything a stage instance holds from its config.
 pub struct JsConfig {
     pub core: StageConfig,
+    /// The instruction and the strategy id as JS strings, made once: they
+    /// go out on every call and every event.
+    pub system_prompt: JsString,
+    pub strategy_id: JsString,
     pub llm: JsValue,
     pub store: Option<JsValue>,
     pub on_event: JsValue,
@@ -95,6 +99,8 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
     let now = function(&get("now"), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
 
     Ok(JsConfig {
+        system_prompt: JsString::from(core.system_prompt.as_str()),
+        strategy_id: JsString::from(core.strategy_id.as_str()),
         core,
         llm,
         store,

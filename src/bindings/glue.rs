@@ -61,9 +61,9 @@ extern "C" {
     pub fn output(this: &UsageJs) -> Option<f64>;
 
     #[wasm_bindgen(js_name = callProvider)]
-    pub fn call_provider(llm: &JsValue, system_prompt: &str, transcript: &js_sys::JsString, model: &str, timeout_ms: Option<f64>) -> Promise;
+    pub fn call_provider(llm: &JsValue, system_prompt: &js_sys::JsString, transcript: &js_sys::JsString, model: &str, timeout_ms: Option<f64>) -> Promise;
     #[wasm_bindgen(js_name = callCallback)]
-    pub fn call_callback(llm: &JsValue, system_prompt: &str, read: &RecallRead, span: &[u32], timeout_ms: Option<f64>) -> Promise;
+    pub fn call_callback(llm: &JsValue, system_prompt: &js_sys::JsString, read: &RecallRead, span: &[u32], timeout_ms: Option<f64>) -> Promise;
     #[wasm_bindgen(js_name = putEntry)]
     pub fn put_entry(store: &JsValue, identity: &JsValue, entry: &JsValue) -> Promise;
 
@@ -86,7 +86,7 @@ extern "C" {
     pub fn build_recall(read: &RecallRead, slots: &[u32], new_summary: &JsValue) -> js_sys::Array;
     #[wasm_bindgen(js_name = eventPayload)]
     pub fn event_payload(
-        strategy_id: &str,
+        strategy_id: &js_sys::JsString,
         reason: &str,
         input_count: u32,
         output_count: u32,

@@ -158,13 +158,12 @@ impl StageState {
         let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
         let key_text = glue::read_span_key(&read, identity, &span);
         let key = SpanKey::new(&key_text, &read.key_lengths().to_vec());
-        let model = self.config.core.model();
 
         if self.latch.borrow().contains(key) {
             return done(read, candidate.latched());
         }
-        if candidate.cannot_pass(model) {
-            return done(read, candidate.predicted_not_smaller(model));
+        if candidate.cannot_pass() {
+            return done(read, candidate.predicted_not_smaller());
         }
         let in_flight = self.flights.borrow().iter().find(|(k, _)| *k == key).map(|(_, flight)| flight.clone());
         let pending = Box::new(Pending { read, facts, candidate, key });
@@ -255,9 +254,9 @@ impl StageState {
                     Some(text) => text,
                     None => return FlightOutcome::Failed { cause: "the span's text changed while it was being read".to_owned() },
                 };
-                glue::call_provider(&self.config.llm, &core.system_prompt, &text, model, core.timeout_ms)
+                glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, core.timeout_ms)
             }
-            Shape::Callback => glue::call_callback(&self.config.llm, &core.system_prompt, read, &span, core.timeout_ms),
+            Shape::Callback => glue::call_callback(&self.config.llm, &self.config.system_prompt, read, &span, core.timeout_ms),
         };
         let outcome: CallOutcome = match JsFuture::from(call).await {
             Ok(outcome) => outcome.unchecked_into(),
@@ -269,7 +268,7 @@ impl StageState {
         let text = outcome.text();
         let usage = outcome.usage().map(|usage| Usage { input: usage.input(), output: usage.output() });
         let model = core.model();
-        let summary_chars = candidate.label_chars(model) + text.length() as usize;
+        let summary_chars = candidate.label_chars() + text.length() as usize;
         if summary_chars >= candidate.span.chars {
             return FlightOutcome::NotSmaller { summary_chars, usage };
         }
@@ -278,7 +277,7 @@ impl StageState {
             read,
             &span,
             &summary_entry_id(span_facts.from_turn, span_facts.to_turn),
-            &candidate.label(model),
+            candidate.label(),
             &text,
             span_facts.from_turn,
             span_facts.to_turn,
@@ -390,7 +389,7 @@ and the turn is not failed. Shown once per stage instance; every occurrence is o
         let evidence = serde_wasm_bindgen::to_value(&event.evidence).unwrap_or(JsValue::UNDEFINED);
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
         let payload = glue::event_payload(
-            &self.config.core.strategy_id,
+            &self.config.strategy_id,
             &event.reason,
             event.input_count as u32,
             event.output_count as u32,

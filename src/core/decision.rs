@@ -42,6 +42,10 @@ pub struct Candidate {
     pub anchor: Option<f64>,
     /// `toTurn` of each summary already in recall, in sorted order.
     summary_turns: Vec<f64>,
+    /// The label this span's summary would carry, and its UTF-16 length plus
+    /// the separator's: known before any call (SPEC §8).
+    label: String,
+    label_chars: usize,
 }
 
 /// SPEC §4 step 5 before any fact is read: with no summary in recall nothing
@@ -72,6 +76,8 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         .try_fold(0.0_f64, |max, next| next.map(|n| if n.is_nan() { f64::NAN } else { max.max(n) }))
         .filter(|a| *a != 0.0 && !a.is_nan());
     let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
+    let label = label(from_turn, to_turn_value, split_at, config.model().unwrap_or(CALLBACK_AUTHOR));
+    let label_chars = utf16_len(&label) + utf16_len(LABEL_SEPARATOR);
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
@@ -79,6 +85,8 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
         anchor,
         summary_turns,
+        label,
+        label_chars,
     })
 }
 
@@ -88,18 +96,18 @@ impl Candidate {
         &self.part.raw[..self.split_at]
     }
 
-    /// UTF-16 length of the label plus its separator, known before any call.
-    pub fn label_chars(&self, model: Option<&str>) -> usize {
-        utf16_len(&self.label(model)) + utf16_len(LABEL_SEPARATOR)
+    /// UTF-16 length of the label plus its separator.
+    pub fn label_chars(&self) -> usize {
+        self.label_chars
     }
 
-    pub fn label(&self, model: Option<&str>) -> String {
-        label(self.span.from_turn, self.span.to_turn, self.span.entries, model.unwrap_or(CALLBACK_AUTHOR))
+    pub fn label(&self) -> &str {
+        &self.label
     }
 
     /// SPEC §8: when even an empty summary could not make recall smaller.
-    pub fn cannot_pass(&self, model: Option<&str>) -> bool {
-        self.label_chars(model) >= self.span.chars
+    pub fn cannot_pass(&self) -> bool {
+        self.label_chars >= self.span.chars
     }
 
     /// settle(raw) with the given decline explained.
@@ -113,8 +121,8 @@ impl Candidate {
         self.decline(events::latched(self.span))
     }
 
-    pub fn predicted_not_smaller(&self, model: Option<&str>) -> Settled {
-        self.decline(events::predicted_not_smaller(self.span, self.label_chars(model)))
+    pub fn predicted_not_smaller(&self) -> Settled {
+        self.decline(events::predicted_not_smaller(self.span, self.label_chars))
     }
 
     pub fn failed(&self, model: Option<&str>, caller: Caller, cause: &str) -> Settled {
@@ -260,9 +268,14 @@ mod tests {
     #[test]
     fn label_prediction() {
         let short = consider(&config(4, 1), &conversation(4, 1, 10));
-        assert!(short.cannot_pass(None), "3 entries of 10 chars cannot beat a ~280-char label");
+        assert!(short.cannot_pass(), "3 entries of 10 chars cannot beat a ~280-char label");
         let long = consider(&config(4, 1), &conversation(4, 1, 1000));
-        assert!(!long.cannot_pass(Some("m")));
-        assert_eq!(long.label_chars(None), utf16_len(&long.label(None)) + 2);
+        assert!(!long.cannot_pass());
+        assert_eq!(long.label_chars(), utf16_len(long.label()) + 2);
+        assert!(long.label().ends_with("written by a model; it is a claim about the conversation, not the conversation. \
+The originals are retained in this memory's store and are excluded from recall only while this summary stands.]"));
+        let mut provider = config(4, 1);
+        provider.shape = Shape::Provider { model: "mini".into() };
+        assert!(consider(&provider, &conversation(4, 1, 1000)).label().contains("written by mini;"));
     }
 }

@@ -32,9 +32,11 @@ follow it. Keep every fact, name, number, amount, date, identifier, decision, co
 preference, and say who said what when it matters. Drop greetings, filler and repetition. Add nothing \
 that is not in the transcript. Output only the summary text, with no preamble, in under 500 tokens.";
 
-/// UTF-16 length, i.e. JavaScript's `String.prototype.length`.
+/// UTF-16 length, i.e. JavaScript's `String.prototype.length`: one unit per
+/// char (every byte that is not a UTF-8 continuation byte), plus one more for
+/// each 4-byte char (a surrogate pair). Counted on bytes, without decoding.
 pub fn utf16_len(text: &str) -> usize {
-    text.encode_utf16().count()
+    text.bytes().map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0)).sum()
 }
 
 /// `'msg-summary-' + String(from) + '-' + String(to)`.
@@ -220,6 +222,9 @@ only while this summary stands.]"
     fn utf16_lengths_differ_from_bytes_and_chars() {
         let s = "a😀中";
         assert_eq!(utf16_len(s), 4);
+        for sample in ["", "ascii", "é", "\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}", "e\u{301}👩‍👩‍👧"] {
+            assert_eq!(utf16_len(sample), sample.encode_utf16().count(), "{sample:?}");
+        }
         assert_eq!(s.chars().count(), 3);
         assert_eq!(s.len(), 8);
     }

@@ -17,6 +17,11 @@ pub fn js_number_to_string(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
     }
+    // Turns are small integers: exact as i64, no shortest-digits search needed.
+    const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+    if x.fract() == 0.0 && x.abs() < EXACT_INTEGERS {
+        return (x as i64).to_string();
+    }
     let mut out = String::new();
     if x < 0.0 {
         out.push('-');
