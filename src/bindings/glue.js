@@ -155,7 +155,13 @@ function fillFacts(read, facts) {
   }
 }
 
-/** The identity key, then the span's ids, in one string: the span key's text. */
+const utf8 = new TextEncoder();
+
+/**
+ * The identity key, then the span's ids, as UTF-8 bytes: the span key's text.
+ * Bytes, because a native encode plus one copy beats handing Wasm a string
+ * (wasm-bindgen copies strings with a per-char JS loop).
+ */
 export function readSpanKey(read, identity, span) {
   const key = identityKey(identity);
   const lengths = new Uint32Array(span.length + 1);
@@ -167,7 +173,7 @@ export function readSpanKey(read, identity, span) {
     joined += id;
   }
   read.keyLengths = lengths;
-  return joined;
+  return utf8.encode(joined);
 }
 
 /**

@@ -34,7 +34,7 @@ extern "C" {
     pub fn expected(this: &InvalidSpotJs) -> String;
 
     #[wasm_bindgen(js_name = readSpanKey)]
-    pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> String;
+    pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> js_sys::Uint8Array;
     #[wasm_bindgen(js_name = readSpanText)]
     pub fn read_span_text(read: &RecallRead, span: &[u32]) -> String;
     #[wasm_bindgen(js_name = assembleTranscript)]

@@ -157,7 +157,7 @@ impl StageState {
         };
         let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
         let key_text = glue::read_span_key(&read, identity, &span);
-        let key = SpanKey::new(&key_text, &read.key_lengths().to_vec());
+        let key = SpanKey::new(&key_text.to_vec(), &read.key_lengths().to_vec());
 
         if self.latch.borrow().contains(key) {
             return done(read, candidate.latched());
