@@ -62,12 +62,17 @@ function finiteOrAbsent(value) {
 class RecallRead {
   constructor(snapshot) {
     this.snapshot = snapshot;
+    this.identity = undefined;
     this.facts = undefined;
     this.summaryCount = 0;
     this.invalid = undefined;
     this.keyLengths = undefined;
     this.textLengths = undefined;
     this.spanContents = undefined;
+  }
+  /** -1 for invalid input, else the number of entries: one crossing for both. */
+  get status() {
+    return this.invalid === undefined ? this.snapshot.length : -1;
   }
   get length() {
     return this.snapshot.length;
@@ -76,6 +81,30 @@ class RecallRead {
     this.invalid = { index, field, found: describe(value), expected };
     return this;
   }
+}
+
+/** `scope.loaded` and `scope.identity`, each read once, then `readRecall`. */
+export function readScope(scope) {
+  let loaded;
+  try {
+    loaded = scope.loaded;
+  } catch (error) {
+    const read = new RecallRead([]);
+    read.invalid = {
+      index: -1,
+      field: 'loaded',
+      found: `unreadable (reading it threw ${describe(error)})`,
+      expected: 'an array of memory entries, or undefined',
+    };
+    return read;
+  }
+  const read = readRecall(loaded);
+  try {
+    read.identity = scope.identity;
+  } catch {
+    // An unreadable identity is no identity: the key and the write go without it.
+  }
+  return read;
 }
 
 /**
@@ -336,6 +365,20 @@ export function summaryEntry(read, span, id, label, text, fromTurn, toTurn, anch
   const identity = typeof firstSource === 'object' && firstSource !== null ? firstSource.identity : undefined;
   entry.source = identity ? { turn: toTurn, identity } : { turn: toTurn };
   return entry;
+}
+
+/** Assigns the settled recall to `scope.loaded`; a scope that refuses keeps its own. */
+export function assignLoaded(scope, read, slots, newSummary) {
+  try {
+    scope.loaded = buildRecall(read, slots, newSummary);
+  } catch {
+    // Nothing else to do: recall stays what the scope holds.
+  }
+}
+
+/** What `stage.fold` resolves to. */
+export function foldResult(recall, type, payload) {
+  return { recall, events: payload === undefined ? [] : [{ type, payload }] };
 }
 
 /** Recall from slots; 0xffffffff is the new summary. */

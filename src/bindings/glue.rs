@@ -10,8 +10,15 @@ extern "C" {
 
     #[wasm_bindgen(js_name = readRecall)]
     pub fn read_recall(loaded: &JsValue) -> RecallRead;
+    #[wasm_bindgen(js_name = readScope)]
+    pub fn read_scope(scope: &JsValue) -> RecallRead;
+    /// -1 for invalid input, else the number of entries.
+    #[wasm_bindgen(method, getter)]
+    pub fn status(this: &RecallRead) -> i32;
     #[wasm_bindgen(method, getter)]
     pub fn length(this: &RecallRead) -> u32;
+    #[wasm_bindgen(method, getter)]
+    pub fn identity(this: &RecallRead) -> JsValue;
     #[wasm_bindgen(method, getter)]
     pub fn facts(this: &RecallRead) -> Option<Float64Array>;
     #[wasm_bindgen(method, getter)]
@@ -84,6 +91,10 @@ extern "C" {
     ) -> JsValue;
     #[wasm_bindgen(js_name = buildRecall)]
     pub fn build_recall(read: &RecallRead, slots: &[u32], new_summary: &JsValue) -> js_sys::Array;
+    #[wasm_bindgen(js_name = assignLoaded)]
+    pub fn assign_loaded(scope: &JsValue, read: &RecallRead, slots: &[u32], new_summary: &JsValue);
+    #[wasm_bindgen(js_name = foldResult)]
+    pub fn fold_result(recall: &JsValue, kind: &str, payload: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = eventPayload)]
     pub fn event_payload(
         strategy_id: &js_sys::JsString,

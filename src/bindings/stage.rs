@@ -8,7 +8,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use js_sys::{Array, Promise, Reflect};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
@@ -58,19 +58,13 @@ impl SummarizeStage {
     /// async function does, having no await to pass).
     pub fn run(&self, scope: JsValue) -> Promise {
         let state = self.state.clone();
-        let loaded = Reflect::get(&scope, &JsValue::from_str("loaded"));
-        let identity = Reflect::get(&scope, &JsValue::from_str("identity")).unwrap_or(JsValue::UNDEFINED);
-        let step = match loaded {
-            Ok(loaded) => state.prepare(&loaded, &identity),
-            Err(error) => Step::Done(state.unreadable_loaded(&error)),
-        };
-        match step {
+        match state.prepare(glue::read_scope(&scope), None) {
             Step::Done(visit) => {
                 state.apply_to_scope(&scope, &visit);
                 Promise::resolve(&JsValue::UNDEFINED)
             }
             pending => future_to_promise(async move {
-                let visit = state.finish(pending, &identity).await;
+                let visit = state.finish(pending).await;
                 state.apply_to_scope(&scope, &visit);
                 Ok(JsValue::UNDEFINED)
             }),
@@ -80,14 +74,11 @@ impl SummarizeStage {
     /// The same visit without a scope: resolves to `{ recall, events }`.
     pub fn fold(&self, loaded: JsValue, identity: JsValue) -> Promise {
         let state = self.state.clone();
-        match state.prepare(&loaded, &identity) {
-            Step::Done(visit) => match state.fold_result(&loaded, &visit) {
-                Ok(result) => Promise::resolve(&result),
-                Err(error) => Promise::reject(&error),
-            },
+        match state.prepare(glue::read_recall(&loaded), Some(identity)) {
+            Step::Done(visit) => Promise::resolve(&state.fold_result(&loaded, &visit)),
             pending => future_to_promise(async move {
-                let visit = state.finish(pending, &identity).await;
-                state.fold_result(&loaded, &visit)
+                let visit = state.finish(pending).await;
+                Ok(state.fold_result(&loaded, &visit))
             }),
         }
     }
@@ -122,6 +113,7 @@ enum Step {
 /// What the asynchronous part of a visit needs.
 struct Pending {
     read: RecallRead,
+    identity: JsValue,
     facts: Vec<EntryFacts>,
     candidate: Candidate,
     key: SpanKey,
@@ -130,19 +122,18 @@ struct Pending {
 impl StageState {
     /// SPEC §4 steps 1–7 and the §8 checks that precede a call: everything
     /// up to the summarizer call, with no await, so no borrow spans one.
-    fn prepare(&self, loaded: &JsValue, identity: &JsValue) -> Step {
-        let read = glue::read_recall(loaded);
+    /// `identity` is `None` for a scope read, which carries its own.
+    fn prepare(&self, read: RecallRead, identity: Option<JsValue>) -> Step {
         let done = |read: RecallRead, settled: Settled| Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: false });
-        if let Some(spot) = read.invalid() {
-            let spot = InvalidSpot {
+        let Ok(len) = usize::try_from(read.status()) else {
+            let spot = read.invalid().map(|spot| InvalidSpot {
                 index: usize::try_from(spot.index()).ok(),
                 field: spot.field(),
                 found: spot.found(),
                 expected: spot.expected(),
-            };
-            return Step::Done(self.invalid(read, &spot));
-        }
-        let len = read.length() as usize;
+            });
+            return Step::Done(self.invalid(read, &spot.unwrap_or_default()));
+        };
         let unchanged = || Settled { recall: (0..len as u32).collect(), event: None };
         if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
             return done(read, unchanged());
@@ -155,8 +146,9 @@ impl StageState {
             Plan::Settle(settled) => return done(read, settled),
             Plan::Consider(candidate) => candidate,
         };
+        let identity = identity.unwrap_or_else(|| read.identity());
         let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
-        let key_text = glue::read_span_key(&read, identity, &span);
+        let key_text = glue::read_span_key(&read, &identity, &span);
         let key = SpanKey::new(&key_text.to_vec(), &read.key_lengths().to_vec());
 
         if self.latch.borrow().contains(key) {
@@ -166,7 +158,7 @@ impl StageState {
             return done(read, candidate.predicted_not_smaller());
         }
         let in_flight = self.flights.borrow().iter().find(|(k, _)| *k == key).map(|(_, flight)| flight.clone());
-        let pending = Box::new(Pending { read, facts, candidate, key });
+        let pending = Box::new(Pending { read, identity, facts, candidate, key });
         if let Some(flight) = in_flight {
             return Step::Follow(pending, flight);
         }
@@ -184,7 +176,7 @@ impl StageState {
     }
 
     /// The asynchronous part: the leader's call and write, or a follower's wait.
-    async fn finish(&self, step: Step, identity: &JsValue) -> Visit {
+    async fn finish(&self, step: Step) -> Visit {
         match step {
             Step::Done(visit) => visit,
             Step::Follow(pending, flight) => {
@@ -192,8 +184,8 @@ impl StageState {
                 self.settle(pending.read, &pending.candidate, outcome, Caller::Follower)
             }
             Step::Lead(pending, flight, now) => {
-                let Pending { read, facts, candidate, key } = *pending;
-                let outcome = self.call_and_write(&read, &facts, &candidate, identity, now).await;
+                let Pending { read, identity, facts, candidate, key } = *pending;
+                let outcome = self.call_and_write(&read, &facts, &candidate, &identity, now).await;
                 if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
                     self.latch.borrow_mut().insert(key);
                 }
@@ -207,9 +199,7 @@ impl StageState {
     /// Assigns `scope.loaded` when recall changed, then emits.
     fn apply_to_scope(&self, scope: &JsValue, visit: &Visit) {
         if !visit.settled.is_unchanged(visit.read.length() as usize) {
-            let recall = glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary);
-            // A scope that refuses the write keeps its old recall; nothing else to do.
-            let _ = Reflect::set(scope, &JsValue::from_str("loaded"), &recall);
+            glue::assign_loaded(scope, &visit.read, &visit.settled.recall, &visit.new_summary);
         }
         if let Some(event) = &visit.settled.event {
             self.emit(scope, &visit.read, event);
@@ -217,24 +207,17 @@ impl StageState {
     }
 
     /// `{ recall, events }` for `stage.fold`, calling `onEvent` as it goes.
-    fn fold_result(&self, loaded: &JsValue, visit: &Visit) -> Result<JsValue, JsValue> {
-        let events = Array::new();
-        if let Some(event) = &visit.settled.event {
-            let payload = self.emit(&JsValue::UNDEFINED, &visit.read, event);
-            let record = js_sys::Object::new();
-            Reflect::set(&record, &JsValue::from_str("type"), &JsValue::from_str(EVENT_TYPE))?;
-            Reflect::set(&record, &JsValue::from_str("payload"), &payload)?;
-            events.push(&record);
-        }
+    fn fold_result(&self, loaded: &JsValue, visit: &Visit) -> JsValue {
+        let payload = match &visit.settled.event {
+            Some(event) => self.emit(&JsValue::UNDEFINED, &visit.read, event),
+            None => JsValue::UNDEFINED,
+        };
         let recall: JsValue = if visit.loaded_not_an_array {
             loaded.clone() // untouched, whatever it was
         } else {
             glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary).into()
         };
-        let result = js_sys::Object::new();
-        Reflect::set(&result, &JsValue::from_str("recall"), &recall)?;
-        Reflect::set(&result, &JsValue::from_str("events"), &events)?;
-        Ok(result.into())
+        glue::fold_result(&recall, EVENT_TYPE, &payload)
     }
 
     /// SPEC §4 steps 8–10 for the leading run: the one call, then the write.
@@ -345,16 +328,6 @@ and the turn is not failed. Shown once per stage instance; every occurrence is o
         let settled = decision::invalid_input(read.length() as usize, spot);
         self.warn_about(settled.event.as_ref());
         Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: spot.index.is_none() }
-    }
-
-    fn unreadable_loaded(&self, error: &JsValue) -> Visit {
-        let spot = InvalidSpot {
-            index: None,
-            field: "loaded".to_owned(),
-            found: format!("unreadable (reading it threw {})", glue::describe(error)),
-            expected: "an array of memory entries, or undefined".to_owned(),
-        };
-        self.invalid(glue::read_recall(&JsValue::UNDEFINED), &spot)
     }
 
     fn clock(&self) -> Result<f64, String> {

@@ -299,7 +299,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
 }
 
 /// Where recall was malformed, named the way the user would write it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct InvalidSpot {
     /// `None` when `loaded` itself is not an array.
     pub index: Option<usize>,
