@@ -12,6 +12,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::format::{summary_entry_id, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
 
+// Talc instead of Rust's default dlmalloc: about 5 KB less Wasm, and faster.
+// Single-threaded (no atomics), so the lock-free wasm variant applies.
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
