@@ -7,14 +7,17 @@ use wasm_bindgen::JsCast;
 
 use super::glue::describe;
 use crate::core::config::{count_option, millis_option, ConfigError, ErrorClass, Shape, StageConfig, Tier};
+use crate::core::format::EVENT_TYPE;
 
 /// Everything a stage instance holds from its config.
 pub struct JsConfig {
     pub core: StageConfig,
-    /// The instruction and the strategy id as JS strings, made once: they
-    /// go out on every call and every event.
+    /// Strings that go out on every call, write or event, made into JS
+    /// strings once per stage instead of once per use.
     pub system_prompt: JsString,
     pub strategy_id: JsString,
+    pub tier: JsString,
+    pub event_type: JsString,
     pub llm: JsValue,
     pub store: Option<JsValue>,
     pub on_event: JsValue,
@@ -101,6 +104,8 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
     Ok(JsConfig {
         system_prompt: JsString::from(core.system_prompt.as_str()),
         strategy_id: JsString::from(core.strategy_id.as_str()),
+        tier: JsString::from(core.tier.as_str()),
+        event_type: JsString::from(EVENT_TYPE),
         core,
         llm,
         store,

@@ -86,7 +86,7 @@ extern "C" {
         anchor: f64,
         now: f64,
         ttl_ms: Option<f64>,
-        tier: &str,
+        tier: &js_sys::JsString,
         model: Option<String>,
     ) -> JsValue;
     #[wasm_bindgen(js_name = buildRecall)]
@@ -94,7 +94,7 @@ extern "C" {
     #[wasm_bindgen(js_name = assignLoaded)]
     pub fn assign_loaded(scope: &JsValue, read: &RecallRead, slots: &[u32], new_summary: &JsValue);
     #[wasm_bindgen(js_name = foldResult)]
-    pub fn fold_result(recall: &JsValue, kind: &str, payload: &JsValue) -> JsValue;
+    pub fn fold_result(recall: &JsValue, kind: &js_sys::JsString, payload: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = eventPayload)]
     pub fn event_payload(
         strategy_id: &js_sys::JsString,
@@ -107,7 +107,7 @@ extern "C" {
         evidence: &JsValue,
     ) -> JsValue;
     #[wasm_bindgen(js_name = emitEvent)]
-    pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &str, payload: &JsValue);
+    pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &js_sys::JsString, payload: &JsValue);
     #[wasm_bindgen(js_name = makeStage)]
     pub fn make_stage(inner: JsValue) -> JsValue;
     pub fn warn(message: &str);

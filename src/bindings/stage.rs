@@ -217,7 +217,7 @@ impl StageState {
         } else {
             glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary).into()
         };
-        glue::fold_result(&recall, EVENT_TYPE, &payload)
+        glue::fold_result(&recall, &self.config.event_type, &payload)
     }
 
     /// SPEC §4 steps 8–10 for the leading run: the one call, then the write.
@@ -267,7 +267,7 @@ impl StageState {
             candidate.anchor.unwrap_or(now),
             now,
             core.ttl_ms,
-            core.tier.as_str(),
+            &self.config.tier,
             model.map(str::to_owned),
         );
         let write_back = match &self.config.store {
@@ -371,7 +371,7 @@ and the turn is not failed. Shown once per stage instance; every occurrence is o
             event.added.clone(),
             &evidence,
         );
-        glue::emit_event(scope, &self.config.on_event, EVENT_TYPE, &payload);
+        glue::emit_event(scope, &self.config.on_event, &self.config.event_type, &payload);
         payload
     }
 }
