@@ -332,6 +332,27 @@ function turnLine(record) {
     .trimEnd();
 }
 
+/** The last turn's recall as the agent receives it, and the latest fold's reason. */
+function recallBlock(turn, selected, lastFoldReason, summaryCoverage) {
+  const clip = (text, width) => {
+    const flat = String(text ?? '').replace(/\s+/g, ' ').trim();
+    return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+  };
+  const lines = [`Recall sent on turn ${turn} (${selected.length} entries):`];
+  for (const entry of selected) {
+    const coverage = summaryCoverage(entry);
+    if (coverage) {
+      // The stored content is the package's label, a blank line, then the summary.
+      const summary = entry.value.content.split('\n\n').slice(1).join(' ');
+      lines.push(`  ${entry.id}  turns ${coverage.fromTurn}–${coverage.toTurn}, ${coverage.entryCount} messages: ${clip(summary, 70)}`);
+    } else {
+      lines.push(`  ${entry.id.padEnd(16)} ${entry.value.role}: ${clip(entry.value.content, 80)}`);
+    }
+  }
+  if (lastFoldReason !== undefined) lines.push('', `Latest fold event: ${lastFoldReason}`);
+  return lines.join('\n');
+}
+
 function summaryTable(rows) {
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`).join('\n');
@@ -414,6 +435,8 @@ async function main(argv) {
     };
     const summariesLoadedFromEarlierRuns = new Set();
     let failureReported = false;
+    let lastSelected = [];
+    let lastFoldReason;
     const progress = createProgress({ enabled: Boolean(process.stderr.isTTY), firstTurn, lastTurn });
 
     for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
@@ -473,6 +496,8 @@ async function main(argv) {
         events: observed.events.map(({ reason, scoreEvidence }) => ({ reason, evidence: scoreEvidence })),
       };
 
+      lastSelected = result.selected;
+      lastFoldReason = observed.events.find((event) => event.reason.startsWith('folded'))?.reason ?? lastFoldReason;
       progress.hide();
       out(options.json ? JSON.stringify(record) : turnLine(record));
       if (observed.failureCause !== undefined && !failureReported) {
@@ -513,6 +538,8 @@ async function main(argv) {
           `(messages re-summarized: ${totals.repaidEarlierIds})`,
       ]);
     }
+    say('');
+    say(recallBlock(lastTurn, lastSelected, lastFoldReason, pkg.summaryCoverage));
     say('');
     say(summaryTable(rows));
     say('');
