@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use super::glue::describe;
 use crate::core::config::{count_option, millis_option, ConfigError, ErrorClass, Shape, StageConfig, Tier};
-use crate::core::format::EVENT_TYPE;
+use crate::core::format::{EVENT_TYPE, STRATEGY_KIND};
 
 /// Everything a stage instance holds from its config.
 pub struct JsConfig {
@@ -18,6 +18,7 @@ pub struct JsConfig {
     pub strategy_id: JsString,
     pub tier: JsString,
     pub event_type: JsString,
+    pub strategy_kind: JsString,
     pub llm: JsValue,
     pub store: Option<JsValue>,
     pub on_event: JsValue,
@@ -73,7 +74,6 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
             "Fix: pass your memory store, or omit `store` to fold without writing back.",
         ));
     };
-    core.has_store = store.is_some();
 
     core.trigger_min_entries = count(&get("triggerMinEntries"), "triggerMinEntries", core.trigger_min_entries)?;
     core.preserve_recent = count(&get("preserveRecent"), "preserveRecent", core.preserve_recent)?;
@@ -106,6 +106,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         strategy_id: JsString::from(core.strategy_id.as_str()),
         tier: JsString::from(core.tier.as_str()),
         event_type: JsString::from(EVENT_TYPE),
+        strategy_kind: JsString::from(STRATEGY_KIND),
         core,
         llm,
         store,

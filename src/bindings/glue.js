@@ -393,11 +393,11 @@ export function buildRecall(read, slots, newSummary) {
 }
 
 /** The event payload in SPEC §2 key order, with the caller's own ids. */
-export function eventPayload(strategyId, reason, inputCount, outputCount, read, dropped, addedIds, evidence) {
+export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidence) {
   const snapshot = read.snapshot;
   return {
     strategyId,
-    strategyKind: 'summarizing',
+    strategyKind,
     reason,
     inputMemoryCount: inputCount,
     outputMemoryCount: outputCount,

@@ -98,6 +98,7 @@ extern "C" {
     #[wasm_bindgen(js_name = eventPayload)]
     pub fn event_payload(
         strategy_id: &js_sys::JsString,
+        strategy_kind: &js_sys::JsString,
         reason: &str,
         input_count: u32,
         output_count: u32,

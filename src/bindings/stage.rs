@@ -363,6 +363,7 @@ and the turn is not failed. Shown once per stage instance; every occurrence is o
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
         let payload = glue::event_payload(
             &self.config.strategy_id,
+            &self.config.strategy_kind,
             &event.reason,
             event.input_count as u32,
             event.output_count as u32,

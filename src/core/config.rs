@@ -39,7 +39,6 @@ pub enum Shape {
 #[derive(Clone, Debug)]
 pub struct StageConfig {
     pub shape: Shape,
-    pub has_store: bool,
     pub trigger_min_entries: usize,
     pub preserve_recent: usize,
     pub min_fold_entries: usize,
@@ -55,7 +54,6 @@ impl StageConfig {
     pub fn new(shape: Shape) -> StageConfig {
         StageConfig {
             shape,
-            has_store: false,
             trigger_min_entries: 20,
             preserve_recent: 5,
             min_fold_entries: 2,

@@ -65,14 +65,6 @@ impl StringTable {
         Ok(StringTable { text: joined, ends })
     }
 
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
     pub fn get(&self, index: usize) -> &str {
         let start = if index == 0 { 0 } else { self.ends[index - 1] };
         // Ends are char boundaries by construction; `get` keeps the panic path out.
