@@ -6,7 +6,8 @@
 #
 # Bootstraps (idempotent, about a second when everything is there), then
 # builds the package only when pkg/dist/index.mjs is missing or older than
-# src/: a build takes minutes, and a current package is used as is.
+# anything it is built from: a build takes a minute, and a current package is
+# used as is.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 package_entry="$root/pkg/dist/index.mjs"
@@ -15,8 +16,9 @@ bash "$root/scripts/bootstrap.sh"
 if [ ! -f "$package_entry" ]; then
   echo "[demo] $package_entry is missing: building the package (scripts/build.sh)" >&2
   bash "$root/scripts/build.sh"
-elif [ -n "$(find "$root/src" -newer "$package_entry" -print -quit)" ]; then
-  echo "[demo] src/ changed since the package was built: rebuilding (scripts/build.sh)" >&2
+elif [ -n "$(cd "$root" && find src pkg-template Cargo.toml Cargo.lock scripts/package-entry.mjs \
+    scripts/assemble-package.mjs -newer "$package_entry" -print -quit)" ]; then
+  echo "[demo] sources changed since the package was built: rebuilding (scripts/build.sh)" >&2
   bash "$root/scripts/build.sh"
 fi
 
