@@ -40,13 +40,21 @@ apt_install() {
 #    wasm-opt comes from npm's binaryen (step 4): Debian's is too old.
 apt_install chromium chromium-driver
 if [ "$FPS_TOOLCHAIN" = debian ]; then
-  apt_install rustc-web cargo-web rust-web-src rust-web-llvm lld-22
+  apt_install rustc-web cargo-web rust-web-src rust-web-llvm
+  # rust-lld is a link to lld-N, whose package rust-web-llvm does not pull in;
+  # read N from the link so an LLVM bump in rustc-web keeps linking.
+  lld_package="$(readlink /usr/bin/rust-lld || true)"
+  [ -n "$lld_package" ] || { echo "bootstrap: /usr/bin/rust-lld is missing after installing rust-web-llvm" >&2; exit 1; }
+  apt_install "$lld_package"
 fi
 
-# 2. std for wasm32 in Debian's sysroot (skipped on the rustup path).
+# 2. std for wasm32 in Debian's sysroot (skipped on the rustup path). A stamp
+#    records the rustc that built it: a security update of rustc-web makes
+#    the old rlibs unusable (E0514), and then they are rebuilt.
 if [ "$FPS_TOOLCHAIN" = debian ]; then
   wasm_lib="$(/usr/bin/rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown/lib"
-  if ! ls "$wasm_lib"/libstd-*.rlib >/dev/null 2>&1; then
+  stamp="$wasm_lib/.built-by-rustc"
+  if ! ls "$wasm_lib"/libstd-*.rlib >/dev/null 2>&1 || [ "$(cat "$stamp" 2>/dev/null)" != "$(/usr/bin/rustc -vV)" ]; then
     log "building std for wasm32-unknown-unknown (about 2 minutes, once per machine)"
     scratch="$(mktemp -d)"
     mkdir -p "$scratch/src"
@@ -67,9 +75,11 @@ TOML
     (cd "$scratch" && RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --quiet --release \
         --target wasm32-unknown-unknown -Z build-std=std,panic_abort,test)
     sudo_if_needed mkdir -p "$wasm_lib"
+    sudo_if_needed find "$wasm_lib" -name 'lib*.rlib' -delete
     # Only the std crates: the throwaway crate's own rlib stays behind.
-    find "$scratch/target/wasm32-unknown-unknown/release/deps" -name 'lib*.rlib' \
+    sudo_if_needed find "$scratch/target/wasm32-unknown-unknown/release/deps" -name 'lib*.rlib' \
       ! -name 'libwasm_std_builder-*' -exec cp {} "$wasm_lib/" \;
+    /usr/bin/rustc -vV | sudo_if_needed tee "$stamp" >/dev/null
     rm -rf "$scratch"
   fi
 fi
@@ -82,13 +92,21 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$pinned" ]; 
   # No --locked: the registry snapshot here lacks some of its locked versions.
   cargo install --quiet wasm-bindgen-cli --version "=$pinned" --force
 fi
-if ! command -v wasm-pack >/dev/null 2>&1; then
-  log "cargo install wasm-pack (about 5 minutes, once per machine)"
-  cargo install --quiet wasm-pack --locked
+# Pinned too: a newer wasm-pack may need a newer Rust than Debian ships.
+wasm_pack_version=0.15.1
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_version" ]; then
+  log "cargo install wasm-pack $wasm_pack_version (about 5 minutes, once per machine)"
+  cargo install --quiet wasm-pack --version "=$wasm_pack_version" --locked --force
 fi
 
 # 4. npm dependencies: esbuild and wasm-opt for the build, and the JS tests,
-#    demo and benchmarks (lockfile-exact).
+#    demo and benchmarks (lockfile-exact). Node comes with these machines;
+#    Debian's own nodejs is 18, too old for Vite 7 and the test runner.
+node_major="$(node --version 2>/dev/null | sed -E 's/^v([0-9]+)\..*/\1/')"
+if [ -z "$node_major" ] || [ "$node_major" -lt 20 ] || ! command -v npm >/dev/null 2>&1; then
+  echo "bootstrap: Node.js 20.19 or newer with npm is required (found: $(node --version 2>/dev/null || echo none)). Install it, then run this again." >&2
+  exit 1
+fi
 if [ ! -d "$root/node_modules" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
   log "npm ci"
   (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

@@ -6,7 +6,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::glue::describe;
-use crate::core::config::{count_option, millis_option, ConfigError, ErrorClass, Shape, StageConfig, Tier};
+use crate::core::config::{
+    count_option, timeout_option, ttl_option, ConfigError, ErrorClass, Shape, StageConfig, Tier, SUMMARIZE_CALL,
+};
 use crate::core::format::{EVENT_TYPE, STRATEGY_KIND};
 
 /// Everything a stage instance holds from its config.
@@ -28,6 +30,7 @@ pub struct JsConfig {
 pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
     if !config.is_object() {
         return Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
             ErrorClass::TypeError,
             "config",
             "an object",
@@ -51,6 +54,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         }
     } else {
         return Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
             ErrorClass::TypeError,
             "llm",
             "a provider (an object with a `complete` method) or a callback `(messages) => Promise<string>`",
@@ -67,6 +71,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         Some(store)
     } else {
         return Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
             ErrorClass::TypeError,
             "store",
             "an object with a `put(identity, entry)` method",
@@ -75,11 +80,11 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         ));
     };
 
-    core.trigger_min_entries = count(&get("triggerMinEntries"), "triggerMinEntries", core.trigger_min_entries)?;
-    core.preserve_recent = count(&get("preserveRecent"), "preserveRecent", core.preserve_recent)?;
-    core.min_fold_entries = count(&get("minFoldEntries"), "minFoldEntries", core.min_fold_entries)?;
-    core.ttl_ms = millis(&get("ttlMs"), "ttlMs")?;
-    core.timeout_ms = millis(&get("timeoutMs"), "timeoutMs")?;
+    core.trigger_min_entries = count(SUMMARIZE_CALL, &get("triggerMinEntries"), "triggerMinEntries", core.trigger_min_entries)?;
+    core.preserve_recent = count(SUMMARIZE_CALL, &get("preserveRecent"), "preserveRecent", core.preserve_recent)?;
+    core.min_fold_entries = count(SUMMARIZE_CALL, &get("minFoldEntries"), "minFoldEntries", core.min_fold_entries)?;
+    core.ttl_ms = number(SUMMARIZE_CALL, &get("ttlMs"), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?;
+    core.timeout_ms = number(SUMMARIZE_CALL, &get("timeoutMs"), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
     if let Some(prompt) = string(&get("systemPrompt"), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")? {
         core.system_prompt = prompt;
     }
@@ -90,6 +95,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
     if !tier.is_undefined() {
         core.tier = tier.as_string().as_deref().and_then(Tier::parse).ok_or_else(|| {
             ConfigError::invalid(
+            SUMMARIZE_CALL,
                 if tier.is_string() { ErrorClass::RangeError } else { ErrorClass::TypeError },
                 "summaryTier",
                 "'hot', 'warm' or 'cold'",
@@ -115,12 +121,13 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
     })
 }
 
-fn number(value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {
+fn number(call: &str, value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {
     if value.is_undefined() {
         return Ok(None);
     }
     value.as_f64().map(Some).ok_or_else(|| {
         ConfigError::invalid(
+            call,
             ErrorClass::TypeError,
             key,
             "a non-negative integer",
@@ -130,12 +137,9 @@ fn number(value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {
     })
 }
 
-fn count(value: &JsValue, key: &str, default: usize) -> Result<usize, ConfigError> {
-    number(value, key)?.map_or(Ok(default), |n| count_option(key, n, default))
-}
-
-fn millis(value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {
-    number(value, key)?.map(|n| millis_option(key, n)).transpose()
+/// A count option of `call`: absent → `default`.
+pub fn count(call: &str, value: &JsValue, key: &str, default: usize) -> Result<usize, ConfigError> {
+    number(call, value, key)?.map_or(Ok(default), |n| count_option(call, key, n, default))
 }
 
 fn string(value: &JsValue, key: &str, fix: &str) -> Result<Option<String>, ConfigError> {
@@ -145,7 +149,7 @@ fn string(value: &JsValue, key: &str, fix: &str) -> Result<Option<String>, Confi
     value
         .as_string()
         .map(Some)
-        .ok_or_else(|| ConfigError::invalid(ErrorClass::TypeError, key, "a string", &describe(value), fix))
+        .ok_or_else(|| ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a string", &describe(value), fix))
 }
 
 fn function(value: &JsValue, key: &str, fix: &str) -> Result<Option<Function>, ConfigError> {
@@ -156,7 +160,7 @@ fn function(value: &JsValue, key: &str, fix: &str) -> Result<Option<Function>, C
         .dyn_ref::<Function>()
         .cloned()
         .map(Some)
-        .ok_or_else(|| ConfigError::invalid(ErrorClass::TypeError, key, "a function", &describe(value), fix))
+        .ok_or_else(|| ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a function", &describe(value), fix))
 }
 
 /// The refusal as the JS error class it names.

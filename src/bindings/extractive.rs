@@ -6,18 +6,19 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use super::glue::describe;
-use crate::core::config::{count_option, ConfigError, ErrorClass};
+use super::config::{count, to_js_error};
+use crate::core::config::{ConfigError, ErrorClass, EXTRACTIVE_CALL};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 
 /// Validates `extractive(options)` and returns its budget; throws on bad options.
 #[wasm_bindgen(js_name = extractiveBudget)]
 pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
-    let refuse = |error: ConfigError| -> JsValue { super::config::to_js_error(error) };
     if options.is_undefined() {
         return Ok(DEFAULT_MAX_CHARS as f64);
     }
     if !options.is_object() {
-        return Err(refuse(ConfigError::invalid(
+        return Err(to_js_error(ConfigError::invalid(
+            EXTRACTIVE_CALL,
             ErrorClass::TypeError,
             "options",
             "an object like { maxChars }",
@@ -26,19 +27,7 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
         )));
     }
     let max_chars = Reflect::get(&options, &JsValue::from_str("maxChars")).unwrap_or(JsValue::UNDEFINED);
-    if max_chars.is_undefined() {
-        return Ok(DEFAULT_MAX_CHARS as f64);
-    }
-    let Some(value) = max_chars.as_f64() else {
-        return Err(refuse(ConfigError::invalid(
-            ErrorClass::TypeError,
-            "maxChars",
-            "a non-negative integer",
-            &describe(&max_chars),
-            "Fix: pass a number of characters, or omit it for 1200.",
-        )));
-    };
-    count_option("maxChars", value, DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(refuse)
+    count(EXTRACTIVE_CALL, &max_chars, "maxChars", DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(to_js_error)
 }
 
 /// The summary of `messages` (the stage's callback shape: the instruction
@@ -46,11 +35,14 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
 #[wasm_bindgen(js_name = extractiveSummary)]
 pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, JsValue> {
     let Some(messages) = messages.dyn_ref::<Array>() else {
-        return Err(js_sys::TypeError::new(&format!(
-            "extractive: `messages` must be an array of {{ role, content }}; received {}.",
-            describe(&messages)
-        ))
-        .into());
+        return Err(to_js_error(ConfigError::invalid(
+            "extractive summarizer",
+            ErrorClass::TypeError,
+            "messages",
+            "an array of { role, content }",
+            &describe(&messages),
+            "Fix: pass it as the stage's `llm`, or call it with the messages array.",
+        )));
     };
     let text: Vec<(String, String)> = messages
         .iter()

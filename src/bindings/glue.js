@@ -2,30 +2,50 @@
 // crossing that does a whole job on the JS side: walking recall once, packing
 // what Rust needs into typed arrays, or building the plain objects Rust
 // decided on. Reading a field from Rust costs a crossing per field per entry;
-// reading it here costs a property load. No decisions are made in this file.
+// reading it here costs a property load.
+//
+// What lives here: reading and shape-checking entries (SPEC §8 names the
+// shapes), calling the user's summarizer and store, and describing what was
+// found. What does not: which entries stay, which span folds, when a call is
+// worth making, and every format and event sentence; those are in src/core.
+//
+// Every function Rust calls is total: it returns, never throws. An exception
+// thrown into Wasm would skip the Rust code after the call (a single-flight
+// entry left registered, a turn that never resolves), so user data that
+// throws (getters, proxies, objects without a prototype) is caught here and
+// reported as a value.
 
-// Per-entry facts, STRIDE numbers each (see `EntryFacts` in src/core/recall.rs).
+// Per-entry facts, STRIDE numbers each (see `EntryFacts` in src/core/recall.rs;
+// must match the constants in src/bindings/stage.rs).
 const STRIDE = 5;
 const HAS_TURN = 1;
 const HAS_UPDATED_AT = 2;
 const IS_SUMMARY = 4;
 const COVERED = 8;
+// In text lengths: this string was not sent (a missing role, or a content
+// spliced in by `assembleTranscript`). Must match `NOT_SENT` in stage.rs.
+const NOT_SENT = 0xffffffff;
+// In recall slots: the new summary entry. Must match `NEW_SUMMARY_SLOT` in
+// src/core/decision.rs.
+const NEW_SUMMARY_SLOT = 0xffffffff;
 
 // One facts buffer reused across recalls (Rust copies it out before anything
 // else runs); a read that re-enters the stage from a getter gets its own.
 let scratch = new Float64Array(0);
 let reading = false;
-// A missing role in the span-text table (roles are otherwise String()-ed).
-const MISSING = 0xffffffff;
 
 /** SPEC §1 `summaryCoverage`: the stored coverage object, or undefined. */
 export function coverageOf(entry) {
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const metadata = entry.metadata;
-  if (typeof metadata !== 'object' || metadata === null) return undefined;
-  const coverage = metadata.summarizes;
-  if (typeof coverage !== 'object' || coverage === null || !Array.isArray(coverage.coveredIds)) return undefined;
-  return coverage;
+  try {
+    if (typeof entry !== 'object' || entry === null) return undefined;
+    const metadata = entry.metadata;
+    if (typeof metadata !== 'object' || metadata === null) return undefined;
+    const coverage = metadata.summarizes;
+    if (typeof coverage !== 'object' || coverage === null || !Array.isArray(coverage.coveredIds)) return undefined;
+    return coverage;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A short, safe description of any value for messages: `a number (42)`. */
@@ -55,6 +75,16 @@ export function describe(value) {
   }
 }
 
+/** What an exception says: its message when it is an Error, else its description. */
+export function causeOf(error) {
+  try {
+    if (error instanceof Error) return error.message || error.name;
+    return typeof error === 'string' ? error : describe(error);
+  } catch {
+    return 'an unprintable error';
+  }
+}
+
 function finiteOrAbsent(value) {
   return value === undefined || value === null || (typeof value === 'number' && Number.isFinite(value));
 }
@@ -63,7 +93,7 @@ class RecallRead {
   constructor(snapshot) {
     this.snapshot = snapshot;
     this.identity = undefined;
-    this.facts = undefined;
+    this.facts = new Float64Array(0);
     this.summaryCount = 0;
     this.invalid = undefined;
     this.keyLengths = undefined;
@@ -77,33 +107,32 @@ class RecallRead {
   get length() {
     return this.snapshot.length;
   }
-  reject(index, field, value, expected) {
-    this.invalid = { index, field, found: describe(value), expected };
+  reject(index, field, found, expected) {
+    this.invalid = { index, field, found, expected };
     return this;
   }
 }
 
-/** `scope.loaded` and `scope.identity`, each read once, then `readRecall`. */
+const RECALL_EXPECTED = 'an array of memory entries, or undefined';
+
+/** `scope.identity` and `scope.loaded`, each read once, then `readRecall`. */
 export function readScope(scope) {
+  // Identity first: a getter that re-enters the stage must not run between
+  // filling the shared facts buffer and Rust copying it out.
+  let identity;
+  try {
+    identity = scope.identity;
+  } catch {
+    // An unreadable identity is no identity: the key and the write go without it.
+  }
   let loaded;
   try {
     loaded = scope.loaded;
   } catch (error) {
-    const read = new RecallRead([]);
-    read.invalid = {
-      index: -1,
-      field: 'loaded',
-      found: `unreadable (reading it threw ${describe(error)})`,
-      expected: 'an array of memory entries, or undefined',
-    };
-    return read;
+    return new RecallRead([]).reject(-1, 'loaded', `unreadable (reading it threw: ${causeOf(error)})`, RECALL_EXPECTED);
   }
   const read = readRecall(loaded);
-  try {
-    read.identity = scope.identity;
-  } catch {
-    // An unreadable identity is no identity: the key and the write go without it.
-  }
+  read.identity = identity;
   return read;
 }
 
@@ -116,11 +145,15 @@ export function readScope(scope) {
  */
 export function readRecall(loaded) {
   if (loaded === undefined || loaded === null) return new RecallRead([]);
-  if (!Array.isArray(loaded)) {
-    return new RecallRead([]).reject(-1, 'loaded', loaded, 'an array of memory entries, or undefined');
+  if (!Array.isArray(loaded)) return new RecallRead([]).reject(-1, 'loaded', describe(loaded), RECALL_EXPECTED);
+  let snapshot;
+  try {
+    snapshot = Array.from(loaded);
+  } catch (error) {
+    return new RecallRead([]).reject(-1, 'loaded', `unreadable (iterating it threw: ${causeOf(error)})`, RECALL_EXPECTED);
   }
-  const read = new RecallRead(Array.from(loaded));
-  const n = read.snapshot.length;
+  const read = new RecallRead(snapshot);
+  const n = snapshot.length;
   const shared = !reading;
   if (shared && scratch.length < n * STRIDE) scratch = new Float64Array(Math.max(n * STRIDE, 2 * scratch.length));
   const facts = shared ? scratch : new Float64Array(n * STRIDE);
@@ -137,50 +170,61 @@ export function readRecall(loaded) {
 function fillFacts(read, facts) {
   const snapshot = read.snapshot;
   let coveredIds;
-  for (let i = 0; i < snapshot.length; i++) {
-    const entry = snapshot[i];
-    if (typeof entry !== 'object' || entry === null) return read.reject(i, 'entry', entry, 'a memory entry object');
-    if (typeof entry.id !== 'string') return read.reject(i, 'id', entry.id, 'a string');
-    const value = entry.value;
-    if (typeof value !== 'object' || value === null) return read.reject(i, 'value', value, 'an object with a `content`');
-    const content = value.content;
-    if (typeof content !== 'string' && content !== undefined && content !== null) {
-      return read.reject(i, 'value.content', content, 'a string, null or absent');
-    }
-    const source = entry.source;
-    const turn = typeof source === 'object' && source !== null ? source.turn : undefined;
-    if (!finiteOrAbsent(turn)) return read.reject(i, 'source.turn', turn, 'a finite number or absent');
-    const updatedAt = entry.updatedAt;
-    if (!finiteOrAbsent(updatedAt)) return read.reject(i, 'updatedAt', updatedAt, 'a finite number or absent');
+  let i = 0;
+  try {
+    for (; i < snapshot.length; i++) {
+      const entry = snapshot[i];
+      if (typeof entry !== 'object' || entry === null) {
+        return read.reject(i, 'entry', describe(entry), 'a memory entry object');
+      }
+      if (typeof entry.id !== 'string') return read.reject(i, 'id', describe(entry.id), 'a string');
+      const value = entry.value;
+      if (typeof value !== 'object' || value === null) {
+        return read.reject(i, 'value', describe(value), 'an object with a `content`');
+      }
+      const content = value.content;
+      if (typeof content !== 'string' && content !== undefined && content !== null) {
+        return read.reject(i, 'value.content', describe(content), 'a string, null or absent');
+      }
+      const source = entry.source;
+      const turn = typeof source === 'object' && source !== null ? source.turn : undefined;
+      if (!finiteOrAbsent(turn)) return read.reject(i, 'source.turn', describe(turn), 'a finite number or absent');
+      const updatedAt = entry.updatedAt;
+      if (!finiteOrAbsent(updatedAt)) {
+        return read.reject(i, 'updatedAt', describe(updatedAt), 'a finite number or absent');
+      }
 
-    const at = i * STRIDE;
-    let flags = 0;
-    if (turn !== undefined && turn !== null) {
-      flags |= HAS_TURN;
-      facts[at + 1] = turn;
+      const at = i * STRIDE;
+      let flags = 0;
+      if (turn !== undefined && turn !== null) {
+        flags |= HAS_TURN;
+        facts[at + 1] = turn;
+      }
+      if (updatedAt !== undefined && updatedAt !== null) {
+        flags |= HAS_UPDATED_AT;
+        facts[at + 2] = updatedAt;
+      }
+      facts[at + 3] = typeof content === 'string' ? content.length : 0;
+      const coverage = coverageOf(entry);
+      if (coverage !== undefined) {
+        flags |= IS_SUMMARY;
+        read.summaryCount++;
+        const toTurn = coverage.toTurn;
+        facts[at + 4] = typeof toTurn === 'number' && Number.isFinite(toTurn) ? toTurn : 0;
+        for (const id of coverage.coveredIds) {
+          if (typeof id === 'string') (coveredIds ??= new Set()).add(id);
+        }
+      }
+      facts[at] = flags;
     }
-    if (updatedAt !== undefined && updatedAt !== null) {
-      flags |= HAS_UPDATED_AT;
-      facts[at + 2] = updatedAt;
-    }
-    facts[at + 3] = typeof content === 'string' ? content.length : 0;
-    const coverage = coverageOf(entry);
-    if (coverage !== undefined) {
-      flags |= IS_SUMMARY;
-      read.summaryCount++;
-      const toTurn = coverage.toTurn;
-      facts[at + 4] = typeof toTurn === 'number' && Number.isFinite(toTurn) ? toTurn : 0;
-      for (const id of coverage.coveredIds) {
-        if (typeof id === 'string') (coveredIds ??= new Set()).add(id);
+    if (coveredIds !== undefined) {
+      for (i = 0; i < snapshot.length; i++) {
+        const at = i * STRIDE;
+        if ((facts[at] & IS_SUMMARY) === 0 && coveredIds.has(snapshot[i].id)) facts[at] |= COVERED;
       }
     }
-    facts[at] = flags;
-  }
-  if (coveredIds !== undefined) {
-    for (let i = 0; i < snapshot.length; i++) {
-      const at = i * STRIDE;
-      if ((facts[at] & IS_SUMMARY) === 0 && coveredIds.has(snapshot[i].id)) facts[at] |= COVERED;
-    }
+  } catch (error) {
+    read.reject(i, 'entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
   }
 }
 
@@ -189,44 +233,55 @@ const utf8 = new TextEncoder();
 /**
  * The identity key, then the span's ids, as UTF-8 bytes: the span key's text.
  * Bytes, because a native encode plus one copy beats handing Wasm a string
- * (wasm-bindgen copies strings with a per-char JS loop).
+ * (wasm-bindgen copies strings with a per-char JS loop). Undefined when an id
+ * can no longer be read as the string it was a moment ago.
  */
 export function readSpanKey(read, identity, span) {
-  const key = identityKey(identity);
-  const lengths = new Uint32Array(span.length + 1);
-  lengths[0] = key.length;
-  let joined = key;
-  for (let k = 0; k < span.length; k++) {
-    const id = read.snapshot[span[k]].id;
-    lengths[k + 1] = id.length;
-    joined += id;
+  try {
+    const key = identityKey(identity);
+    const lengths = new Uint32Array(span.length + 1);
+    lengths[0] = key.length;
+    let joined = key;
+    for (let k = 0; k < span.length; k++) {
+      const id = read.snapshot[span[k]].id;
+      if (typeof id !== 'string') return undefined;
+      lengths[k + 1] = id.length;
+      joined += id;
+    }
+    read.keyLengths = lengths;
+    return utf8.encode(joined);
+  } catch {
+    return undefined;
   }
-  read.keyLengths = lengths;
-  return utf8.encode(joined);
 }
 
 /**
  * Each span entry's role, and its content only when it holds `<<<` (it may
  * hold marker text the core must defang); every other content stays here and
- * is spliced into the transcript by `assembleTranscript`.
+ * is spliced into the transcript by `assembleTranscript`. Undefined when an
+ * entry can no longer be read.
  */
 export function readSpanText(read, span) {
-  const lengths = new Uint32Array(span.length * 2);
-  const contents = new Array(span.length);
-  let joined = '';
-  for (let k = 0; k < span.length; k++) {
-    const value = read.snapshot[span[k]].value;
-    const role = value.role === undefined || value.role === null ? undefined : String(value.role);
-    const content = typeof value.content === 'string' ? value.content : '';
-    contents[k] = content;
-    lengths[2 * k] = role === undefined ? MISSING : role.length;
-    const written = content.includes('<<<');
-    lengths[2 * k + 1] = written ? content.length : MISSING;
-    joined += (role ?? '') + (written ? content : '');
+  try {
+    const lengths = new Uint32Array(span.length * 2);
+    const contents = new Array(span.length);
+    let joined = '';
+    for (let k = 0; k < span.length; k++) {
+      const value = read.snapshot[span[k]].value;
+      const role = value.role === undefined || value.role === null ? undefined : String(value.role);
+      const content = typeof value.content === 'string' ? value.content : '';
+      contents[k] = content;
+      lengths[2 * k] = role === undefined ? NOT_SENT : role.length;
+      const written = content.includes('<<<');
+      lengths[2 * k + 1] = written ? content.length : NOT_SENT;
+      joined += (role ?? '') + (written ? content : '');
+    }
+    read.textLengths = lengths;
+    read.spanContents = contents;
+    return joined;
+  } catch {
+    return undefined;
   }
-  read.textLengths = lengths;
-  read.spanContents = contents;
-  return joined;
 }
 
 /** The transcript: the core's text with each spliced content inserted (the
@@ -244,27 +299,19 @@ export function assembleTranscript(read, text, splices) {
 
 /** A stable key for the identity: same conversation, same key. */
 function identityKey(identity) {
-  if (typeof identity !== 'object' || identity === null) return `${typeof identity}:${String(identity)}`;
+  if (typeof identity !== 'object' || identity === null) return `${typeof identity}:${describe(identity)}`;
   try {
     return JSON.stringify([identity.tenant, identity.principal, identity.conversationId]);
   } catch {
-    return `object:${String(identity.conversationId)}`;
-  }
-}
-
-function causeOf(error) {
-  try {
-    if (error instanceof Error) return error.message || error.name;
-    return String(error);
-  } catch {
-    return 'an unprintable error';
+    return `object:${describe(identity.conversationId)}`;
   }
 }
 
 /**
  * Runs `start(signal)` under an optional deadline. Never rejects: resolves to
  * `{ ok, text, usage, cause }`. Past the deadline the signal is aborted and a
- * late answer is ignored.
+ * late answer is ignored. `start` and `readText` run inside the promise
+ * chain, so whatever they throw becomes a failed outcome.
  */
 function underDeadline(start, timeoutMs, readText) {
   const controller = timeoutMs === undefined ? undefined : new AbortController();
@@ -283,7 +330,10 @@ function underDeadline(start, timeoutMs, readText) {
             }, timeoutMs);
           }),
         ]);
-  return raced.then(readText, (error) => ({ ok: false, cause: causeOf(error) })).finally(() => clearTimeout(timer));
+  return raced
+    .then(readText)
+    .catch((error) => ({ ok: false, cause: causeOf(error) }))
+    .finally(() => clearTimeout(timer));
 }
 
 function textOutcome(text, usage) {
@@ -321,9 +371,15 @@ export function callProvider(llm, systemPrompt, transcript, model, timeoutMs) {
 
 /** The callback shape: the span's own value objects after the instruction. */
 export function callCallback(llm, systemPrompt, read, span, timeoutMs) {
-  const messages = [{ role: 'system', content: systemPrompt }];
-  for (const index of span) messages.push(read.snapshot[index].value);
-  return underDeadline(() => llm(messages), timeoutMs, (text) => textOutcome(text, undefined));
+  return underDeadline(
+    () => {
+      const messages = [{ role: 'system', content: systemPrompt }];
+      for (const index of span) messages.push(read.snapshot[index].value);
+      return llm(messages);
+    },
+    timeoutMs,
+    (text) => textOutcome(text, undefined),
+  );
 }
 
 /** store.put(identity, entry); never rejects. */
@@ -341,30 +397,38 @@ function idsAt(snapshot, indices) {
   return ids;
 }
 
-/** The summary entry and its coverage, in SPEC §2 key order. */
-export function summaryEntry(read, span, id, label, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
-  const snapshot = read.snapshot;
-  const coveredIds = idsAt(snapshot, span);
-  const coverage =
-    model === undefined
-      ? { fromTurn, toTurn, entryCount: span.length, coveredIds, summarizedAtMs: now }
-      : { fromTurn, toTurn, entryCount: span.length, coveredIds, model, summarizedAtMs: now };
-  const entry = {
-    id,
-    value: { role: 'system', content: label + '\n\n' + text },
-    metadata: { summarizes: coverage },
-    version: 1,
-    createdAt: anchor,
-    updatedAt: anchor,
-    lastAccessedAt: now,
-    accessCount: 0,
-  };
-  if (ttlMs !== undefined) entry.ttl = anchor + ttlMs;
-  entry.tier = tier;
-  const firstSource = snapshot[span[0]].source;
-  const identity = typeof firstSource === 'object' && firstSource !== null ? firstSource.identity : undefined;
-  entry.source = identity ? { turn: toTurn, identity } : { turn: toTurn };
-  return entry;
+/**
+ * The summary entry and its coverage, in SPEC §2 key order. `header` is the
+ * label and its separator, as the core measured them. Undefined when the
+ * span's entries can no longer be read.
+ */
+export function summaryEntry(read, span, id, header, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
+  try {
+    const snapshot = read.snapshot;
+    const coveredIds = idsAt(snapshot, span);
+    const coverage =
+      model === undefined
+        ? { fromTurn, toTurn, entryCount: span.length, coveredIds, summarizedAtMs: now }
+        : { fromTurn, toTurn, entryCount: span.length, coveredIds, model, summarizedAtMs: now };
+    const entry = {
+      id,
+      value: { role: 'system', content: header + text },
+      metadata: { summarizes: coverage },
+      version: 1,
+      createdAt: anchor,
+      updatedAt: anchor,
+      lastAccessedAt: now,
+      accessCount: 0,
+    };
+    if (ttlMs !== undefined) entry.ttl = anchor + ttlMs;
+    entry.tier = tier;
+    const firstSource = snapshot[span[0]].source;
+    const identity = typeof firstSource === 'object' && firstSource !== null ? firstSource.identity : undefined;
+    entry.source = identity ? { turn: toTurn, identity } : { turn: toTurn };
+    return entry;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Assigns the settled recall to `scope.loaded`; a scope that refuses keeps its own. */
@@ -381,27 +445,33 @@ export function foldResult(recall, type, payload) {
   return { recall, events: payload === undefined ? [] : [{ type, payload }] };
 }
 
-/** Recall from slots; 0xffffffff is the new summary. */
+/** Recall from slots. */
 export function buildRecall(read, slots, newSummary) {
   const snapshot = read.snapshot;
   const recall = new Array(slots.length);
   for (let k = 0; k < slots.length; k++) {
     const slot = slots[k];
-    recall[k] = slot === MISSING ? newSummary : snapshot[slot];
+    recall[k] = slot === NEW_SUMMARY_SLOT ? newSummary : snapshot[slot];
   }
   return recall;
 }
 
 /** The event payload in SPEC §2 key order, with the caller's own ids. */
 export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidence) {
-  const snapshot = read.snapshot;
+  let droppedIds;
+  try {
+    droppedIds = idsAt(read.snapshot, dropped);
+  } catch {
+    // An id getter that throws now returned a string when recall was read.
+    droppedIds = Array.from(dropped, () => null);
+  }
   return {
     strategyId,
     strategyKind,
     reason,
     inputMemoryCount: inputCount,
     outputMemoryCount: outputCount,
-    droppedIds: idsAt(snapshot, dropped),
+    droppedIds,
     addedIds,
     scoreEvidence: evidence,
   };
@@ -435,5 +505,9 @@ export function makeStage(inner) {
 
 /** The single documented warning. */
 export function warn(message) {
-  console.warn(message);
+  try {
+    console.warn(message);
+  } catch {
+    // A console that throws has nowhere else to say it.
+  }
 }

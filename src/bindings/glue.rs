@@ -19,8 +19,9 @@ extern "C" {
     pub fn length(this: &RecallRead) -> u32;
     #[wasm_bindgen(method, getter)]
     pub fn identity(this: &RecallRead) -> JsValue;
+    /// The packed facts; empty when the read was invalid.
     #[wasm_bindgen(method, getter)]
-    pub fn facts(this: &RecallRead) -> Option<Float64Array>;
+    pub fn facts(this: &RecallRead) -> Float64Array;
     #[wasm_bindgen(method, getter)]
     pub fn invalid(this: &RecallRead) -> Option<InvalidSpotJs>;
     #[wasm_bindgen(method, getter, js_name = summaryCount)]
@@ -40,15 +41,20 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn expected(this: &InvalidSpotJs) -> String;
 
+    /// None when a span entry can no longer be read as it was.
     #[wasm_bindgen(js_name = readSpanKey)]
-    pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> js_sys::Uint8Array;
+    pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> Option<js_sys::Uint8Array>;
+    /// None when a span entry can no longer be read as it was.
     #[wasm_bindgen(js_name = readSpanText)]
-    pub fn read_span_text(read: &RecallRead, span: &[u32]) -> String;
+    pub fn read_span_text(read: &RecallRead, span: &[u32]) -> Option<String>;
     #[wasm_bindgen(js_name = assembleTranscript)]
     pub fn assemble_transcript(read: &RecallRead, text: &str, splices: &[u32]) -> js_sys::JsString;
     #[wasm_bindgen(js_name = coverageOf)]
     pub fn coverage_of(entry: &JsValue) -> JsValue;
     pub fn describe(value: &JsValue) -> String;
+    /// An exception's message (or its description when it is not an Error).
+    #[wasm_bindgen(js_name = causeOf)]
+    pub fn cause_of(error: &JsValue) -> String;
 
     /// What a summarizer call came to: `{ ok, text, usage, cause }`.
     pub type CallOutcome;
@@ -74,12 +80,13 @@ extern "C" {
     #[wasm_bindgen(js_name = putEntry)]
     pub fn put_entry(store: &JsValue, identity: &JsValue, entry: &JsValue) -> Promise;
 
+    /// Undefined when the span's entries can no longer be read.
     #[wasm_bindgen(js_name = summaryEntry)]
     pub fn summary_entry(
         read: &RecallRead,
         span: &[u32],
         id: &str,
-        label: &str,
+        header: &str,
         text: &js_sys::JsString,
         from_turn: f64,
         to_turn: f64,

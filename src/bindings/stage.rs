@@ -29,7 +29,8 @@ const HAS_TURN: u32 = 1;
 const HAS_UPDATED_AT: u32 = 2;
 const IS_SUMMARY: u32 = 4;
 const COVERED: u32 = 8;
-const MISSING_TEXT: u32 = u32::MAX;
+/// In text lengths from `readSpanText`: this string was not sent. Must match glue.js.
+const NOT_SENT: u32 = u32::MAX;
 
 /// The instance behind a stage function: `makeStage` in glue.js wraps it.
 #[wasm_bindgen]
@@ -104,10 +105,11 @@ struct Visit {
 enum Step {
     /// Decided without a call (most visits).
     Done(Visit),
-    /// This run makes the one call for its span.
-    Lead(Box<Pending>, Rc<Flight>, f64),
+    /// This run makes the one call for its span. `clock_before_call` is the
+    /// clock reading that proved the clock works before paying for the call.
+    Lead { pending: Box<Pending>, flight: Rc<Flight>, clock_before_call: f64 },
     /// Another run is already calling for the same span; wait for it.
-    Follow(Box<Pending>, Rc<Flight>),
+    Follow { pending: Box<Pending>, flight: Rc<Flight> },
 }
 
 /// What the asynchronous part of a visit needs.
@@ -116,6 +118,8 @@ struct Pending {
     identity: JsValue,
     facts: Vec<EntryFacts>,
     candidate: Candidate,
+    /// The span's indices into the snapshot, as the glue takes them.
+    span: Vec<u32>,
     key: SpanKey,
 }
 
@@ -138,17 +142,16 @@ impl StageState {
         if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
             return done(read, unchanged());
         }
-        let Some(packed) = read.facts() else {
-            return done(read, unchanged());
-        };
-        let facts = parse_facts(&packed.to_vec());
+        let facts = parse_facts(&read.facts().to_vec());
         let candidate = match decision::plan(&self.config.core, &facts, partition(&facts)) {
             Plan::Settle(settled) => return done(read, settled),
             Plan::Consider(candidate) => candidate,
         };
         let identity = identity.unwrap_or_else(|| read.identity());
         let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
-        let key_text = glue::read_span_key(&read, &identity, &span);
+        let Some(key_text) = glue::read_span_key(&read, &identity, &span) else {
+            return Step::Done(self.invalid(read, &changed_while_read()));
+        };
         let key = SpanKey::new(&key_text.to_vec(), &read.key_lengths().to_vec());
 
         if self.latch.borrow().contains(key) {
@@ -158,11 +161,11 @@ impl StageState {
             return done(read, candidate.predicted_not_smaller());
         }
         let in_flight = self.flights.borrow().iter().find(|(k, _)| *k == key).map(|(_, flight)| flight.clone());
-        let pending = Box::new(Pending { read, identity, facts, candidate, key });
+        let pending = Box::new(Pending { read, identity, facts, candidate, span, key });
         if let Some(flight) = in_flight {
-            return Step::Follow(pending, flight);
+            return Step::Follow { pending, flight };
         }
-        let now = match self.clock() {
+        let clock_before_call = match self.clock() {
             Ok(now) => now,
             Err(found) => {
                 let settled = pending.candidate.invalid_clock(&found);
@@ -172,20 +175,20 @@ impl StageState {
         };
         let flight = Rc::new(Flight::default());
         self.flights.borrow_mut().push((key, flight.clone()));
-        Step::Lead(pending, flight, now)
+        Step::Lead { pending, flight, clock_before_call }
     }
 
     /// The asynchronous part: the leader's call and write, or a follower's wait.
     async fn finish(&self, step: Step) -> Visit {
         match step {
             Step::Done(visit) => visit,
-            Step::Follow(pending, flight) => {
+            Step::Follow { pending, flight } => {
                 let outcome = flight.wait().await;
                 self.settle(pending.read, &pending.candidate, outcome, Caller::Follower)
             }
-            Step::Lead(pending, flight, now) => {
-                let Pending { read, identity, facts, candidate, key } = *pending;
-                let outcome = self.call_and_write(&read, &facts, &candidate, &identity, now).await;
+            Step::Lead { pending, flight, clock_before_call } => {
+                let outcome = self.call_and_write(&pending, clock_before_call).await;
+                let Pending { read, candidate, key, .. } = *pending;
                 if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
                     self.latch.borrow_mut().insert(key);
                 }
@@ -221,29 +224,21 @@ impl StageState {
     }
 
     /// SPEC §4 steps 8–10 for the leading run: the one call, then the write.
-    async fn call_and_write(
-        &self,
-        read: &RecallRead,
-        facts: &[EntryFacts],
-        candidate: &Candidate,
-        identity: &JsValue,
-        now: f64,
-    ) -> FlightOutcome {
+    async fn call_and_write(&self, pending: &Pending, clock_before_call: f64) -> FlightOutcome {
+        let Pending { read, identity, facts, candidate, span, .. } = pending;
         let core = &self.config.core;
-        let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
         let call = match &core.shape {
             Shape::Provider { model } => {
-                let text = match span_transcript(read, &span, facts) {
-                    Some(text) => text,
-                    None => return FlightOutcome::Failed { cause: "the span's text changed while it was being read".to_owned() },
+                let Some(text) = span_transcript(read, span, facts) else {
+                    return self.failed("the span's entries could not be read again to write the transcript".to_owned());
                 };
                 glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, core.timeout_ms)
             }
-            Shape::Callback => glue::call_callback(&self.config.llm, &self.config.system_prompt, read, &span, core.timeout_ms),
+            Shape::Callback => glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, core.timeout_ms),
         };
         let outcome: CallOutcome = match JsFuture::from(call).await {
             Ok(outcome) => outcome.unchecked_into(),
-            Err(error) => return self.failed(glue::describe(&error)),
+            Err(error) => return self.failed(glue::cause_of(&error)),
         };
         if !outcome.ok() {
             return self.failed(outcome.cause());
@@ -255,12 +250,15 @@ impl StageState {
         if summary_chars >= candidate.span.chars {
             return FlightOutcome::NotSmaller { summary_chars, usage };
         }
+        // "When the fold happened": after the call. A clock that broke during
+        // the call falls back to the reading that was fine before it.
+        let now = self.clock().unwrap_or(clock_before_call);
         let span_facts = candidate.span;
         let entry = glue::summary_entry(
             read,
-            &span,
+            span,
             &summary_entry_id(span_facts.from_turn, span_facts.to_turn),
-            candidate.label(),
+            candidate.header(),
             &text,
             span_facts.from_turn,
             span_facts.to_turn,
@@ -270,6 +268,9 @@ impl StageState {
             &self.config.tier,
             model.map(str::to_owned),
         );
+        if entry.is_undefined() {
+            return self.failed("the span's entries could not be read again to build the summary entry".to_owned());
+        }
         let write_back = match &self.config.store {
             None => WriteBack::NoStore,
             Some(store) => {
@@ -278,7 +279,7 @@ impl StageState {
                         let put: CallOutcome = put.unchecked_into();
                         (!put.ok()).then(|| put.cause())
                     }
-                    Err(error) => Some(glue::describe(&error)),
+                    Err(error) => Some(glue::cause_of(&error)),
                 };
                 match refused {
                     None => WriteBack::Written,
@@ -339,7 +340,7 @@ and the turn is not failed. Shown once per stage instance; every occurrence is o
                 Some(ms) if ms.is_finite() => Ok(ms),
                 _ => Err(glue::describe(&value)),
             },
-            Err(error) => Err(format!("nothing (it threw {})", glue::describe(&error))),
+            Err(error) => Err(format!("nothing (it threw: {})", glue::cause_of(&error))),
         }
     }
 
@@ -393,17 +394,27 @@ fn parse_facts(packed: &[f64]) -> Vec<EntryFacts> {
         .collect()
 }
 
+/// A getter that returned one thing when recall was read and another now.
+fn changed_while_read() -> InvalidSpot {
+    InvalidSpot {
+        index: None,
+        field: "loaded".to_owned(),
+        found: "changing while it was read (an entry's getters returned different values)".to_owned(),
+        expected: "plain memory entries".to_owned(),
+    }
+}
+
 /// The provider transcript: the core writes the format, the glue splices in
 /// every content that cannot hold a marker, so those never cross into Wasm.
 fn span_transcript(read: &RecallRead, span: &[u32], facts: &[EntryFacts]) -> Option<js_sys::JsString> {
-    let joined = glue::read_span_text(read, span);
+    let joined = glue::read_span_text(read, span)?;
     let lengths = read.text_lengths().to_vec();
-    let sent: Vec<u32> = lengths.iter().map(|&units| if units == MISSING_TEXT { 0 } else { units }).collect();
+    let sent: Vec<u32> = lengths.iter().map(|&units| if units == NOT_SENT { 0 } else { units }).collect();
     let table = StringTable::from_utf16_lengths(joined, &sent).ok()?;
     let plan = transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
-        role: (lengths[2 * k] != MISSING_TEXT).then(|| table.get(2 * k)),
+        role: (lengths[2 * k] != NOT_SENT).then(|| table.get(2 * k)),
         turn: facts[index as usize].turn,
-        content: if lengths[2 * k + 1] == MISSING_TEXT { LineContent::Spliced } else { LineContent::Text(table.get(2 * k + 1)) },
+        content: if lengths[2 * k + 1] == NOT_SENT { LineContent::Spliced } else { LineContent::Text(table.get(2 * k + 1)) },
     }));
     let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, line)| [offset, line]).collect();
     Some(glue::assemble_transcript(read, &plan.text, &splices))

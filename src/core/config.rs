@@ -88,13 +88,17 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// The calls whose arguments are checked, as their errors name them.
+pub const SUMMARIZE_CALL: &str = "summarize(config)";
+pub const EXTRACTIVE_CALL: &str = "extractive(options)";
+
 impl ConfigError {
-    /// "`key` must be EXPECTED; received VALUE. FIX" — the shape every refusal
-    /// except the two parity messages takes.
-    pub fn invalid(class: ErrorClass, key: &str, expected: &str, received: &str, fix: &str) -> ConfigError {
+    /// "CALL: `key` must be EXPECTED; received VALUE. FIX" — the shape every
+    /// refusal except the two parity messages takes.
+    pub fn invalid(call: &str, class: ErrorClass, key: &str, expected: &str, received: &str, fix: &str) -> ConfigError {
         ConfigError {
             class,
-            message: format!("summarize(config): `{key}` must be {expected}; received {received}. {fix}"),
+            message: format!("{call}: `{key}` must be {expected}; received {received}. {fix}"),
         }
     }
 
@@ -122,27 +126,36 @@ pass a provider object with a `complete` method as `llm`."
     }
 }
 
-/// A count option (`triggerMinEntries`, `preserveRecent`, `minFoldEntries`):
-/// a non-negative integer no larger than JS's safe integers.
-pub fn count_option(key: &str, value: f64, default: usize) -> Result<usize, ConfigError> {
-    whole_number(key, value, &format!("omit it for the default ({default})")).map(|n| n as usize)
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+/// The longest delay `setTimeout` honours; past it, JS fires at once.
+pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+/// A count option (`triggerMinEntries`, `preserveRecent`, `minFoldEntries`,
+/// `maxChars`): a non-negative integer no larger than JS's safe integers.
+pub fn count_option(call: &str, key: &str, value: f64, default: usize) -> Result<usize, ConfigError> {
+    whole_number(call, key, value, MAX_SAFE_INTEGER, &format!("omit it for the default ({default})")).map(|n| n as usize)
 }
 
-/// A millisecond option (`ttlMs`, `timeoutMs`).
-pub fn millis_option(key: &str, value: f64) -> Result<f64, ConfigError> {
-    whole_number(key, value, "omit it to disable")
+/// `ttlMs`: a non-negative integer of milliseconds.
+pub fn ttl_option(key: &str, value: f64) -> Result<f64, ConfigError> {
+    whole_number(SUMMARIZE_CALL, key, value, MAX_SAFE_INTEGER, "omit it for no ttl")
 }
 
-fn whole_number(key: &str, value: f64, omit_hint: &str) -> Result<f64, ConfigError> {
-    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= MAX_SAFE_INTEGER {
+/// `timeoutMs`: a non-negative integer of milliseconds that `setTimeout` can wait.
+pub fn timeout_option(key: &str, value: f64) -> Result<f64, ConfigError> {
+    whole_number(SUMMARIZE_CALL, key, value, MAX_TIMEOUT_MS, "omit it for no deadline")
+}
+
+fn whole_number(call: &str, key: &str, value: f64, max: f64, omit_hint: &str) -> Result<f64, ConfigError> {
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= max {
         Ok(value)
     } else {
         Err(ConfigError::invalid(
+            call,
             ErrorClass::RangeError,
             key,
-            "a non-negative integer",
-            &super::js_number::js_number_to_string(value),
+            &format!("a non-negative integer no larger than {}", super::js_number::js_number_to_string(max)),
+            &format!("a number ({})", super::js_number::js_number_to_string(value)),
             &format!("Fix: pass a whole number >= 0, or {omit_hint}."),
         ))
     }
@@ -154,15 +167,23 @@ mod tests {
 
     #[test]
     fn counts_accept_whole_numbers_only() {
-        assert_eq!(count_option("preserveRecent", 0.0, 5), Ok(0));
-        assert_eq!(count_option("preserveRecent", 12.0, 5), Ok(12));
+        assert_eq!(count_option(SUMMARIZE_CALL, "preserveRecent", 0.0, 5), Ok(0));
+        assert_eq!(count_option(SUMMARIZE_CALL, "preserveRecent", 12.0, 5), Ok(12));
         for bad in [-1.0, 1.5, f64::NAN, f64::INFINITY, 1e300] {
-            let err = count_option("preserveRecent", bad, 5).unwrap_err();
+            let err = count_option(SUMMARIZE_CALL, "preserveRecent", bad, 5).unwrap_err();
             assert_eq!(err.class, ErrorClass::RangeError);
-            assert!(err.message.contains("`preserveRecent`"), "{}", err.message);
+            assert!(err.message.starts_with("summarize(config): `preserveRecent`"), "{}", err.message);
             assert!(err.message.contains("default (5)"), "{}", err.message);
         }
-        assert!(count_option("x", -2.0, 1).unwrap_err().message.contains("received -2"));
+        let err = count_option(EXTRACTIVE_CALL, "maxChars", -2.0, 1).unwrap_err();
+        assert!(err.message.starts_with("extractive(options): `maxChars`") && err.message.contains("received a number (-2)"));
+    }
+
+    #[test]
+    fn timeouts_stay_within_what_set_timeout_can_wait() {
+        assert_eq!(timeout_option("timeoutMs", MAX_TIMEOUT_MS), Ok(MAX_TIMEOUT_MS));
+        assert!(timeout_option("timeoutMs", MAX_TIMEOUT_MS + 1.0).unwrap_err().message.contains("no larger than 2147483647"));
+        assert_eq!(ttl_option("ttlMs", 1e15), Ok(1e15), "a ttl is not a timer");
     }
 
     #[test]

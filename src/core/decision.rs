@@ -42,15 +42,16 @@ pub struct Candidate {
     pub anchor: Option<f64>,
     /// `toTurn` of each summary already in recall, in sorted order.
     summary_turns: Vec<f64>,
-    /// The label this span's summary would carry, and its UTF-16 length plus
-    /// the separator's: known before any call (SPEC §8).
-    label: String,
+    /// The label this span's summary would carry, with the separator that
+    /// follows it, and its UTF-16 length: known before any call (SPEC §8).
+    header: String,
     label_chars: usize,
 }
 
 /// SPEC §4 step 5 before any fact is read: with no summary in recall nothing
 /// is excluded, and below the trigger nothing is folded, so recall is
-/// unchanged and there is nothing to explain. Lets the reader skip the facts.
+/// unchanged and there is nothing to explain. Lets the bindings skip copying
+/// the facts into Wasm.
 pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summary_count: usize) -> bool {
     summary_count == 0 && loaded_len < config.trigger_min_entries
 }
@@ -76,8 +77,8 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         .try_fold(0.0_f64, |max, next| next.map(|n| if n.is_nan() { f64::NAN } else { max.max(n) }))
         .filter(|a| *a != 0.0 && !a.is_nan());
     let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
-    let label = label(from_turn, to_turn_value, split_at, config.model().unwrap_or(CALLBACK_AUTHOR));
-    let label_chars = utf16_len(&label) + utf16_len(LABEL_SEPARATOR);
+    let header = label(from_turn, to_turn_value, split_at, config.model().unwrap_or(CALLBACK_AUTHOR)) + LABEL_SEPARATOR;
+    let label_chars = utf16_len(&header);
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
@@ -85,7 +86,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
         anchor,
         summary_turns,
-        label,
+        header,
         label_chars,
     })
 }
@@ -101,8 +102,9 @@ impl Candidate {
         self.label_chars
     }
 
-    pub fn label(&self) -> &str {
-        &self.label
+    /// The label and its separator: the stored content is this, then the summary.
+    pub fn header(&self) -> &str {
+        &self.header
     }
 
     /// SPEC §8: when even an empty summary could not make recall smaller.
@@ -271,11 +273,11 @@ mod tests {
         assert!(short.cannot_pass(), "3 entries of 10 chars cannot beat a ~280-char label");
         let long = consider(&config(4, 1), &conversation(4, 1, 1000));
         assert!(!long.cannot_pass());
-        assert_eq!(long.label_chars(), utf16_len(long.label()) + 2);
-        assert!(long.label().ends_with("written by a model; it is a claim about the conversation, not the conversation. \
-The originals are retained in this memory's store and are excluded from recall only while this summary stands.]"));
+        assert_eq!(long.label_chars(), utf16_len(long.header()));
+        assert!(long.header().ends_with("written by a model; it is a claim about the conversation, not the conversation. \
+The originals are retained in this memory's store and are excluded from recall only while this summary stands.]\n\n"));
         let mut provider = config(4, 1);
         provider.shape = Shape::Provider { model: "mini".into() };
-        assert!(consider(&provider, &conversation(4, 1, 1000)).label().contains("written by mini;"));
+        assert!(consider(&provider, &conversation(4, 1, 1000)).header().contains("written by mini;"));
     }
 }

@@ -156,6 +156,16 @@ impl Caller {
         (self == Caller::Follower).then_some(true)
     }
 
+    /// Token usage is the leading run's bill: repeating it on every waiting
+    /// run's event would count one paid call once per run.
+    fn usage(self, usage: Option<Usage>) -> Option<Usage> {
+        if self.called() {
+            usage
+        } else {
+            None
+        }
+    }
+
     fn suffix(self) -> &'static str {
         match self {
             Caller::Leader => "",
@@ -242,7 +252,7 @@ is {} chars, so folding would grow recall; the span is latched and served verbat
             summarizer_called: caller.called(),
             summary_chars,
             model: model.map(str::to_owned),
-            usage,
+            usage: caller.usage(usage),
             coalesced: caller.coalesced(),
         }),
     )
@@ -292,7 +302,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             summary_chars: report.summary_chars,
             persisted: *report.write_back == WriteBack::Written,
             model: report.model.map(str::to_owned),
-            usage: report.usage,
+            usage: report.caller.usage(report.usage),
             coalesced: report.caller.coalesced(),
         }),
     )
@@ -380,6 +390,15 @@ mod tests {
         );
         assert!(folded(report(&WriteBack::NoStore)).0.contains("no store configured"));
         assert!(folded(report(&WriteBack::Failed("disk full".into()))).0.contains("write-back FAILED (disk full)"));
+    }
+
+    #[test]
+    fn only_the_leading_run_reports_usage() {
+        let usage = Some(Usage { input: Some(10.0), output: Some(2.0) });
+        let Evidence::NotSmaller(leader) = not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader).1 else { panic!() };
+        assert_eq!(leader.usage, usage);
+        let Evidence::NotSmaller(follower) = not_smaller(SPAN, 500, None, usage, Caller::Follower).1 else { panic!() };
+        assert_eq!((follower.usage, follower.summarizer_called, follower.coalesced), (None, false, Some(true)));
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! summary that is not clearly shorter than what it summarizes would be
 //! refused by the stage as replacement-not-smaller anyway.
 
+use std::collections::HashSet;
+
 use super::format::utf16_len;
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
@@ -48,13 +50,15 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     let input_chars: usize = messages.iter().map(|m| utf16_len(m.content)).sum();
     let max_chars = max_chars.min(input_chars / 2);
     let mut candidates: Vec<Candidate> = Vec::new();
+    // Long spans repeat lines ("Thanks, noted."): a set keeps dedupe linear.
+    let mut seen: HashSet<(&str, &str)> = HashSet::new();
     for message in messages {
         for sentence in sentences(message.content) {
             let score = score(sentence);
-            let line = format!("{}: {sentence}", message.role);
-            if score == 0 || candidates.iter().any(|c| c.line == line) {
+            if score == 0 || !seen.insert((message.role, sentence)) {
                 continue;
             }
+            let line = format!("{}: {sentence}", message.role);
             let cost = utf16_len(&line);
             candidates.push(Candidate { score, line, cost, kept: false });
         }

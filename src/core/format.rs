@@ -70,7 +70,7 @@ pub struct TranscriptLine<'a> {
 
 /// A line's content: written here, or spliced in later by the caller.
 pub enum LineContent<'a> {
-    /// Written (and defanged) here; null/absent content is `Text("")`.
+    /// Written here, defanged: a content that may hold marker text.
     Text(&'a str),
     /// The caller's own string, known to hold no `<<<`, so no marker: the
     /// caller splices it in, and a span's text never has to be copied.

@@ -24,12 +24,12 @@ pub struct SummaryFacts {
     pub to_turn: f64,
 }
 
-/// Many JS strings sent as one (e.g. entry ids followed by every summary's
-/// covered ids): one crossing, and Rust slices it without further copies.
+/// Many JS strings sent as one (the span's roles and marker-bearing
+/// contents): one crossing, and Rust slices it without further copies.
 #[derive(Clone, Debug, Default)]
 pub struct StringTable {
     text: String,
-    /// Byte offset where each id ends.
+    /// Byte offset where each string ends.
     ends: Vec<usize>,
 }
 
@@ -72,9 +72,9 @@ impl StringTable {
     }
 
     #[cfg(test)]
-    pub fn from_strs(ids: &[&str]) -> StringTable {
-        let lengths: Vec<u32> = ids.iter().map(|id| id.encode_utf16().count() as u32).collect();
-        StringTable::from_utf16_lengths(ids.concat(), &lengths).expect("consistent test ids")
+    pub fn from_strs(strings: &[&str]) -> StringTable {
+        let lengths: Vec<u32> = strings.iter().map(|s| s.encode_utf16().count() as u32).collect();
+        StringTable::from_utf16_lengths(strings.concat(), &lengths).expect("consistent test strings")
     }
 }
 
@@ -141,7 +141,7 @@ mod tests {
     }
 
     #[test]
-    fn id_table_splits_by_utf16_lengths() {
+    fn string_table_splits_by_utf16_lengths() {
         let table = StringTable::from_strs(&["a", "😀b", "", "中"]);
         assert_eq!((0..4).map(|i| table.get(i)).collect::<Vec<_>>(), ["a", "😀b", "", "中"]);
         assert!(StringTable::from_utf16_lengths("ab".into(), &[1]).is_err(), "left-over text");

@@ -216,6 +216,7 @@ fn bad_configs_are_refused_at_build_time() {
         ("({ llm: async () => '', minFoldEntries: '3' })", "TypeError", "`minFoldEntries`", "a string (\"3\")"),
         ("({ llm: async () => '', ttlMs: NaN })", "RangeError", "`ttlMs`", "NaN"),
         ("({ llm: async () => '', timeoutMs: -5 })", "RangeError", "`timeoutMs`", "-5"),
+        ("({ llm: async () => '', timeoutMs: 2 ** 31 })", "RangeError", "`timeoutMs`", "2147483648"),
         ("({ llm: async () => '', summaryTier: 'frozen' })", "RangeError", "`summaryTier`", "frozen"),
         ("({ llm: async () => '', onEvent: 'log' })", "TypeError", "`onEvent`", "a string"),
         ("({ llm: async () => '', now: 5 })", "TypeError", "`now`", "a number (5)"),
@@ -760,7 +761,7 @@ async fn a_broken_clock_declines_the_fold_without_a_call() {
 }
 
 #[wasm_bindgen_test]
-async fn stage_works_unbound_and_fold_works_with_a_proxy_free_identity() {
+async fn stage_works_unbound_and_returns_a_real_promise() {
     let f = Fixture::new(json!({}), small_config());
     let unbound: Function = f.stage.clone().unchecked_into();
     let scope = f.scope(&conversation(6, 2, 100, "c1"));
@@ -796,4 +797,63 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
     }
     assert!(api::extractive_budget(js(&json!({ "maxChars": -1 }))).is_err());
     assert_eq!(api::extractive_budget(JsValue::UNDEFINED).unwrap(), 1200.0);
+}
+
+// ---------------------------------------------------------------- hostile data (review findings)
+
+#[wasm_bindgen_test]
+async fn entries_that_throw_never_escape_and_never_block_a_span() {
+    // A role with no prototype cannot be turned into a string.
+    let f = Fixture::new(json!({ "shape": "provider" }), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
+    f.h.capture_warnings();
+    let loaded = eval(
+        "Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, value: { role: i === 0 ? Object.create(null) : 'user', content: 'x'.repeat(400) }, source: { turn: i } }))",
+    );
+    let identity = js(&json!({ "conversationId": "c1" }));
+    let first = f.fold(&loaded, &identity).await;
+    let second = f.fold(&loaded, &identity).await;
+    f.h.restore_warnings();
+    assert_eq!(f.call_count(), 0, "no paid call with a transcript that could not be written");
+    for result in [&first, &second] {
+        let payload = parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")));
+        assert!(reason(&payload).contains("summarizer-failed"), "{payload}");
+        assert!(reason(&payload).contains("could not be read again"), "{payload}");
+    }
+    assert_eq!(ids(&get(&second, "recall")), ids(&loaded), "verbatim, and the second run was not left waiting");
+
+    // A getter that throws while recall is read: the stage still returns a Promise.
+    let g = Fixture::new(json!({}), json!({ "triggerMinEntries": 0 }));
+    g.h.capture_warnings();
+    let scope = g.scope(&eval("[{ id: 'a', value: { content: 'x' } }, { get id() { throw new Error('id getter down') }, value: {} }]"));
+    g.run(&scope).await;
+    g.h.restore_warnings();
+    let payload = g.only_event();
+    assert!(reason(&payload).starts_with("invalid-input: loaded[1] is unreadable (reading it threw: id getter down)"), "{payload}");
+    assert_eq!(g.field("sets"), json!([]));
+}
+
+#[wasm_bindgen_test]
+async fn the_summary_is_stamped_when_the_fold_happens_after_the_call() {
+    let f = Fixture::with_config(json!({}), |config| {
+        Reflect::set(config, &"now".into(), &eval("(() => { let reads = 0; return () => (reads++ === 0 ? 1000 : 9000); })()")).unwrap();
+        Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
+        Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
+    });
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    let entry = &f.field("puts")[0]["entry"];
+    assert_eq!(entry["metadata"]["summarizes"]["summarizedAtMs"], 9000);
+    assert_eq!(entry["lastAccessedAt"], 9000);
+    assert_eq!(entry["createdAt"], 402, "the anchor still comes from the span's clocks");
+}
+
+#[wasm_bindgen_test]
+async fn only_the_leading_run_reports_token_usage() {
+    let f = Fixture::new(json!({ "shape": "provider", "reply": { "gate": true, "text": "shared" } }), small_config());
+    let runs = run_concurrently(&f.stage, &f.h, &conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" })), 3);
+    JsFuture::from(sleep(5)).await.unwrap();
+    f.h.release();
+    JsFuture::from(Promise::from(get(&runs, "done"))).await.unwrap();
+    let evidence: Vec<Value> = f.events().iter().map(|e| e["payload"]["scoreEvidence"].clone()).collect();
+    assert_eq!(evidence.iter().filter(|e| e.get("usage").is_some()).count(), 1, "{evidence:#?}");
+    assert!(evidence.iter().all(|e| (e["summarizerCalled"] == true) == e.get("usage").is_some()));
 }
