@@ -16,6 +16,7 @@ import * as esbuild from 'esbuild';
 import { build as viteBuild } from 'vite';
 import { repoRoot, scratchProject } from './lib/scratch.mjs';
 import { serveDirectory } from './lib/static-server.mjs';
+import { PAYLOAD_KEYS } from './randomized/spec-model.mjs';
 import {
   callbackSummary,
   conversation,
@@ -113,16 +114,7 @@ function assertScenario(result) {
   assert.equal(events.length, 1);
   assert.equal(events[0].type, strategyApplied);
   const payload = events[0].payload;
-  assert.deepEqual(Object.keys(payload), [
-    'strategyId',
-    'strategyKind',
-    'reason',
-    'inputMemoryCount',
-    'outputMemoryCount',
-    'droppedIds',
-    'addedIds',
-    'scoreEvidence',
-  ]);
+  assert.deepEqual(Object.keys(payload), PAYLOAD_KEYS);
   assert.equal(payload.strategyId, 'memory-summarize');
   assert.equal(payload.strategyKind, 'summarizing');
   assert.equal(payload.inputMemoryCount, 8);
