@@ -112,6 +112,9 @@ export interface LLMProvider {
 /**
  * The entry a fold writes: a system message carrying its coverage. Exactly
  * these keys, in this order (stores that hash JSON see stable bytes).
+ * Spelled out rather than extending MemoryEntry: MemoryEntry's optional
+ * `decayPolicy?: unknown` would make a summary unassignable to an app's own
+ * entry type under `exactOptionalPropertyTypes`.
  */
 export interface SummaryEntry {
   readonly id: string;
