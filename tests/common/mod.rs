@@ -857,3 +857,28 @@ async fn only_the_leading_run_reports_token_usage() {
     assert_eq!(evidence.iter().filter(|e| e.get("usage").is_some()).count(), 1, "{evidence:#?}");
     assert!(evidence.iter().all(|e| (e["summarizerCalled"] == true) == e.get("usage").is_some()));
 }
+
+#[wasm_bindgen_test]
+async fn an_identity_getter_that_reenters_the_stage_does_not_disturb_the_outer_read() {
+    // The outer recall folds (6 × 400 chars); the inner one is tiny. If the
+    // inner read overwrote the shared facts buffer, the outer span would be
+    // measured as the inner one and declined.
+    let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
+    let stage = f.stage.clone();
+    let scope = eval(
+        "(stage) => ({
+            loaded: Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, value: { role: 'user', content: 'x'.repeat(400) }, source: { turn: i } })),
+            get identity() {
+                stage.fold([{ id: 'inner', value: { content: 'y' } }], {});
+                return { conversationId: 'outer' };
+            },
+            $emit(type, payload) { this.events = [...(this.events ?? []), payload] },
+        })",
+    );
+    let scope = scope.unchecked_ref::<Function>().call1(&JsValue::UNDEFINED, &stage).unwrap();
+    let run: &Function = stage.unchecked_ref();
+    JsFuture::from(Promise::from(run.call1(&JsValue::UNDEFINED, &scope).unwrap())).await.unwrap();
+    let events = parse(&to_json(&get(&scope, "events")));
+    assert!(reason(&events[0]).starts_with("folded 5 entries (turns 0\u{2013}4)"), "{events}");
+    assert_eq!(events[0]["scoreEvidence"]["spanChars"], 2000);
+}
