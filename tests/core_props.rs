@@ -38,7 +38,10 @@ impl Recall {
 /// Raw entries over non-decreasing turns (some undefined), plus summaries
 /// that cover random ids (existing or not) and sit anywhere.
 fn recall() -> impl Strategy<Value = Recall> {
-    (prop::collection::vec((0u8..4, any::<bool>(), 0usize..400), 0..40), prop::collection::vec((0usize..40, prop::collection::vec(0usize..50, 0..8), -2.0f64..30.0), 0..4))
+    (
+        prop::collection::vec((0u8..4, any::<bool>(), 0usize..400), 0..40),
+        prop::collection::vec((0usize..40, prop::collection::vec(0usize..50, 0..8), -2.0f64..30.0), 0..4),
+    )
         .prop_map(|(raw, summaries)| {
             let mut turn = 1.0;
             let mut ids = Vec::new();
@@ -46,7 +49,13 @@ fn recall() -> impl Strategy<Value = Recall> {
             for (k, (step, has_turn, chars)) in raw.into_iter().enumerate() {
                 turn += f64::from(step / 2);
                 ids.push(format!("m{k}😀"));
-                facts.push(EntryFacts { turn: has_turn.then_some(turn), updated_at: Some(k as f64), content_units: chars, summary: None, covered: false });
+                facts.push(EntryFacts {
+                    turn: has_turn.then_some(turn),
+                    updated_at: Some(k as f64),
+                    content_units: chars,
+                    summary: None,
+                    covered: false,
+                });
             }
             let mut covered = Vec::new();
             for (s, (at, names, to_turn)) in summaries.into_iter().enumerate() {

@@ -80,22 +80,28 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         ));
     };
 
-    core.trigger_min_entries = count(SUMMARIZE_CALL, &get("triggerMinEntries"), "triggerMinEntries", core.trigger_min_entries)?;
+    core.trigger_min_entries =
+        count(SUMMARIZE_CALL, &get("triggerMinEntries"), "triggerMinEntries", core.trigger_min_entries)?;
     core.preserve_recent = count(SUMMARIZE_CALL, &get("preserveRecent"), "preserveRecent", core.preserve_recent)?;
     core.min_fold_entries = count(SUMMARIZE_CALL, &get("minFoldEntries"), "minFoldEntries", core.min_fold_entries)?;
     core.ttl_ms = number(SUMMARIZE_CALL, &get("ttlMs"), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?;
-    core.timeout_ms = number(SUMMARIZE_CALL, &get("timeoutMs"), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
-    if let Some(prompt) = string(&get("systemPrompt"), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")? {
+    core.timeout_ms =
+        number(SUMMARIZE_CALL, &get("timeoutMs"), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
+    if let Some(prompt) =
+        string(&get("systemPrompt"), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")?
+    {
         core.system_prompt = prompt;
     }
-    if let Some(strategy_id) = string(&get("strategyId"), "strategyId", "Fix: pass a name, or omit it for 'memory-summarize'.")? {
+    if let Some(strategy_id) =
+        string(&get("strategyId"), "strategyId", "Fix: pass a name, or omit it for 'memory-summarize'.")?
+    {
         core.strategy_id = strategy_id;
     }
     let tier = get("summaryTier");
     if !tier.is_undefined() {
         core.tier = tier.as_string().as_deref().and_then(Tier::parse).ok_or_else(|| {
             ConfigError::invalid(
-            SUMMARIZE_CALL,
+                SUMMARIZE_CALL,
                 if tier.is_string() { ErrorClass::RangeError } else { ErrorClass::TypeError },
                 "summaryTier",
                 "'hot', 'warm' or 'cold'",
@@ -146,21 +152,18 @@ fn string(value: &JsValue, key: &str, fix: &str) -> Result<Option<String>, Confi
     if value.is_undefined() {
         return Ok(None);
     }
-    value
-        .as_string()
-        .map(Some)
-        .ok_or_else(|| ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a string", &describe(value), fix))
+    value.as_string().map(Some).ok_or_else(|| {
+        ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a string", &describe(value), fix)
+    })
 }
 
 fn function(value: &JsValue, key: &str, fix: &str) -> Result<Option<Function>, ConfigError> {
     if value.is_undefined() {
         return Ok(None);
     }
-    value
-        .dyn_ref::<Function>()
-        .cloned()
-        .map(Some)
-        .ok_or_else(|| ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a function", &describe(value), fix))
+    value.dyn_ref::<Function>().cloned().map(Some).ok_or_else(|| {
+        ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a function", &describe(value), fix)
+    })
 }
 
 /// The refusal as the JS error class it names.

@@ -2,11 +2,11 @@
 //! The package entry wraps them as `extractive(options) => async (messages) => text`.
 
 use js_sys::{Array, Reflect};
-use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
-use super::glue::describe;
 use super::config::{count, to_js_error};
+use super::glue::describe;
 use crate::core::config::{ConfigError, ErrorClass, EXTRACTIVE_CALL};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 
@@ -52,7 +52,6 @@ pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, J
         })
         .collect();
     let skip = usize::from(text.first().is_some_and(|(role, _)| role == "system"));
-    let borrowed: Vec<Message<'_>> =
-        text[skip..].iter().map(|(role, content)| Message { role, content }).collect();
+    let borrowed: Vec<Message<'_>> = text[skip..].iter().map(|(role, content)| Message { role, content }).collect();
     Ok(summarize(&borrowed, max_chars as usize))
 }

@@ -74,9 +74,21 @@ extern "C" {
     pub fn output(this: &UsageJs) -> Option<f64>;
 
     #[wasm_bindgen(js_name = callProvider)]
-    pub fn call_provider(llm: &JsValue, system_prompt: &js_sys::JsString, transcript: &js_sys::JsString, model: &str, timeout_ms: Option<f64>) -> Promise;
+    pub fn call_provider(
+        llm: &JsValue,
+        system_prompt: &js_sys::JsString,
+        transcript: &js_sys::JsString,
+        model: &str,
+        timeout_ms: Option<f64>,
+    ) -> Promise;
     #[wasm_bindgen(js_name = callCallback)]
-    pub fn call_callback(llm: &JsValue, system_prompt: &js_sys::JsString, read: &RecallRead, span: &[u32], timeout_ms: Option<f64>) -> Promise;
+    pub fn call_callback(
+        llm: &JsValue,
+        system_prompt: &js_sys::JsString,
+        read: &RecallRead,
+        span: &[u32],
+        timeout_ms: Option<f64>,
+    ) -> Promise;
     #[wasm_bindgen(js_name = putEntry)]
     pub fn put_entry(store: &JsValue, identity: &JsValue, entry: &JsValue) -> Promise;
 

@@ -128,7 +128,9 @@ impl StageState {
     /// up to the summarizer call, with no await, so no borrow spans one.
     /// `identity` is `None` for a scope read, which carries its own.
     fn prepare(&self, read: RecallRead, identity: Option<JsValue>) -> Step {
-        let done = |read: RecallRead, settled: Settled| Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: false });
+        let done = |read: RecallRead, settled: Settled| {
+            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: false })
+        };
         let Ok(len) = usize::try_from(read.status()) else {
             let spot = read.invalid().map(|spot| InvalidSpot {
                 index: usize::try_from(spot.index()).ok(),
@@ -230,11 +232,14 @@ impl StageState {
         let call = match &core.shape {
             Shape::Provider { model } => {
                 let Some(text) = span_transcript(read, span, facts) else {
-                    return self.failed("the span's entries could not be read again to write the transcript".to_owned());
+                    return self
+                        .failed("the span's entries could not be read again to write the transcript".to_owned());
                 };
                 glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, core.timeout_ms)
             }
-            Shape::Callback => glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, core.timeout_ms),
+            Shape::Callback => {
+                glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, core.timeout_ms)
+            }
         };
         let outcome: CallOutcome = match JsFuture::from(call).await {
             Ok(outcome) => outcome.unchecked_into(),
@@ -414,7 +419,11 @@ fn span_transcript(read: &RecallRead, span: &[u32], facts: &[EntryFacts]) -> Opt
     let plan = transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
         role: (lengths[2 * k] != NOT_SENT).then(|| table.get(2 * k)),
         turn: facts[index as usize].turn,
-        content: if lengths[2 * k + 1] == NOT_SENT { LineContent::Spliced } else { LineContent::Text(table.get(2 * k + 1)) },
+        content: if lengths[2 * k + 1] == NOT_SENT {
+            LineContent::Spliced
+        } else {
+            LineContent::Text(table.get(2 * k + 1))
+        },
     }));
     let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, line)| [offset, line]).collect();
     Some(glue::assemble_transcript(read, &plan.text, &splices))

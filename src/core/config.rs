@@ -96,10 +96,7 @@ impl ConfigError {
     /// "CALL: `key` must be EXPECTED; received VALUE. FIX" — the shape every
     /// refusal except the two parity messages takes.
     pub fn invalid(call: &str, class: ErrorClass, key: &str, expected: &str, received: &str, fix: &str) -> ConfigError {
-        ConfigError {
-            class,
-            message: format!("{call}: `{key}` must be {expected}; received {received}. {fix}"),
-        }
+        ConfigError { class, message: format!("{call}: `{key}` must be {expected}; received {received}. {fix}") }
     }
 
     pub fn model_required(received: &str) -> ConfigError {
@@ -133,7 +130,8 @@ pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 /// A count option (`triggerMinEntries`, `preserveRecent`, `minFoldEntries`,
 /// `maxChars`): a non-negative integer no larger than JS's safe integers.
 pub fn count_option(call: &str, key: &str, value: f64, default: usize) -> Result<usize, ConfigError> {
-    whole_number(call, key, value, MAX_SAFE_INTEGER, &format!("omit it for the default ({default})")).map(|n| n as usize)
+    whole_number(call, key, value, MAX_SAFE_INTEGER, &format!("omit it for the default ({default})"))
+        .map(|n| n as usize)
 }
 
 /// `ttlMs`: a non-negative integer of milliseconds.
@@ -176,13 +174,19 @@ mod tests {
             assert!(err.message.contains("default (5)"), "{}", err.message);
         }
         let err = count_option(EXTRACTIVE_CALL, "maxChars", -2.0, 1).unwrap_err();
-        assert!(err.message.starts_with("extractive(options): `maxChars`") && err.message.contains("received a number (-2)"));
+        assert!(
+            err.message.starts_with("extractive(options): `maxChars`")
+                && err.message.contains("received a number (-2)")
+        );
     }
 
     #[test]
     fn timeouts_stay_within_what_set_timeout_can_wait() {
         assert_eq!(timeout_option("timeoutMs", MAX_TIMEOUT_MS), Ok(MAX_TIMEOUT_MS));
-        assert!(timeout_option("timeoutMs", MAX_TIMEOUT_MS + 1.0).unwrap_err().message.contains("no larger than 2147483647"));
+        assert!(timeout_option("timeoutMs", MAX_TIMEOUT_MS + 1.0)
+            .unwrap_err()
+            .message
+            .contains("no larger than 2147483647"));
         assert_eq!(ttl_option("ttlMs", 1e15), Ok(1e15), "a ttl is not a timer");
     }
 

@@ -62,7 +62,14 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     if facts.len() < config.trigger_min_entries || split_at < min_fold {
         let event = (!part.excluded.is_empty()).then(|| {
             let (reason, evidence) = events::covered_only(part.excluded.len(), part.summaries.len());
-            make_event(facts.len(), part.summaries.len() + part.raw.len(), part.excluded.clone(), Vec::new(), reason, evidence)
+            make_event(
+                facts.len(),
+                part.summaries.len() + part.raw.len(),
+                part.excluded.clone(),
+                Vec::new(),
+                reason,
+                evidence,
+            )
         });
         return Plan::Settle(Settled { recall: concat_slots(&part.summaries, &part.raw), event });
     }
@@ -116,7 +123,10 @@ impl Candidate {
     fn decline(&self, (reason, evidence): (String, Evidence)) -> Settled {
         let recall = concat_slots(&self.part.summaries, &self.part.raw);
         let output = recall.len();
-        Settled { recall, event: Some(make_event(self.input_count, output, self.part.excluded.clone(), Vec::new(), reason, evidence)) }
+        Settled {
+            recall,
+            event: Some(make_event(self.input_count, output, self.part.excluded.clone(), Vec::new(), reason, evidence)),
+        }
     }
 
     pub fn latched(&self) -> Settled {
@@ -131,7 +141,13 @@ impl Candidate {
         self.decline(events::failed(self.span, model, caller, cause))
     }
 
-    pub fn not_smaller(&self, summary_chars: usize, model: Option<&str>, usage: Option<Usage>, caller: Caller) -> Settled {
+    pub fn not_smaller(
+        &self,
+        summary_chars: usize,
+        model: Option<&str>,
+        usage: Option<Usage>,
+        caller: Caller,
+    ) -> Settled {
         self.decline(events::not_smaller(self.span, summary_chars, model, usage, caller))
     }
 
@@ -185,7 +201,14 @@ fn concat_slots(first: &[usize], second: &[usize]) -> Vec<u32> {
     first.iter().chain(second).map(|&i| i as u32).collect()
 }
 
-fn make_event(input_count: usize, output_count: usize, dropped: Vec<usize>, added: Vec<String>, reason: String, evidence: Evidence) -> Event {
+fn make_event(
+    input_count: usize,
+    output_count: usize,
+    dropped: Vec<usize>,
+    added: Vec<String>,
+    reason: String,
+    evidence: Evidence,
+) -> Event {
     Event { reason, input_count, output_count, dropped, added, evidence }
 }
 
@@ -274,8 +297,10 @@ mod tests {
         let long = consider(&config(4, 1), &conversation(4, 1, 1000));
         assert!(!long.cannot_pass());
         assert_eq!(long.label_chars(), utf16_len(long.header()));
-        assert!(long.header().ends_with("written by a model; it is a claim about the conversation, not the conversation. \
-The originals are retained in this memory's store and are excluded from recall only while this summary stands.]\n\n"));
+        assert!(long.header().ends_with(
+            "written by a model; it is a claim about the conversation, not the conversation. \
+The originals are retained in this memory's store and are excluded from recall only while this summary stands.]\n\n"
+        ));
         let mut provider = config(4, 1);
         provider.shape = Shape::Provider { model: "mini".into() };
         assert!(consider(&provider, &conversation(4, 1, 1000)).header().contains("written by mini;"));

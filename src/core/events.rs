@@ -169,7 +169,9 @@ impl Caller {
     fn suffix(self) -> &'static str {
         match self {
             Caller::Leader => "",
-            Caller::Follower => " (coalesced: a concurrent run over the same span made the one call; this run waited for it)",
+            Caller::Follower => {
+                " (coalesced: a concurrent run over the same span made the one call; this run waited for it)"
+            }
         }
     }
 }
@@ -192,7 +194,12 @@ pub fn latched(span: SpanFacts) -> (String, Evidence) {
 the same span gives the same answer, so recall is served verbatim",
             span.described()
         ),
-        Evidence::Latched(Latched { span_entries: span.entries, span_chars: span.chars, summarizer_called: false, latched: true }),
+        Evidence::Latched(Latched {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+            latched: true,
+        }),
     )
 }
 
@@ -348,7 +355,11 @@ pub fn invalid_clock(found: &str) -> (String, Evidence) {
             "invalid-input: the configured `now` clock returned {found} (expected a finite number of unix ms); \
 the fold is skipped and recall is served verbatim. Fix the `now` option"
         ),
-        Evidence::InvalidInput(InvalidInput { summarizer_called: false, invalid_index: None, invalid_field: "now".to_owned() }),
+        Evidence::InvalidInput(InvalidInput {
+            summarizer_called: false,
+            invalid_index: None,
+            invalid_field: "now".to_owned(),
+        }),
     )
 }
 
@@ -361,7 +372,10 @@ mod tests {
     #[test]
     fn reasons_carry_their_stable_tokens() {
         assert_eq!(covered_only(1, 1).0, "1 entry already covered by 1 stored summary \u{2014} no new call this turn");
-        assert_eq!(covered_only(4, 2).0, "4 entries already covered by 2 stored summaries \u{2014} no new call this turn");
+        assert_eq!(
+            covered_only(4, 2).0,
+            "4 entries already covered by 2 stored summaries \u{2014} no new call this turn"
+        );
         assert!(latched(SPAN).0.contains("not re-asked"));
         let (reason, _) = failed(SPAN, Some("m"), Caller::Leader, "boom");
         assert!(reason.contains("summarizer-failed") && reason.contains("verbatim") && reason.ends_with("Cause: boom"));
@@ -395,7 +409,9 @@ mod tests {
     #[test]
     fn only_the_leading_run_reports_usage() {
         let usage = Some(Usage { input: Some(10.0), output: Some(2.0) });
-        let Evidence::NotSmaller(leader) = not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader).1 else { panic!() };
+        let Evidence::NotSmaller(leader) = not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader).1 else {
+            panic!()
+        };
         assert_eq!(leader.usage, usage);
         let Evidence::NotSmaller(follower) = not_smaller(SPAN, 500, None, usage, Caller::Follower).1 else { panic!() };
         assert_eq!((follower.usage, follower.summarizer_called, follower.coalesced), (None, false, Some(true)));
@@ -413,7 +429,11 @@ mod tests {
         assert!(reason.starts_with("invalid-input: loaded[3].value.content is a number (42)"), "{reason}");
         assert_eq!(
             evidence,
-            Evidence::InvalidInput(InvalidInput { summarizer_called: false, invalid_index: Some(3), invalid_field: "value.content".into() })
+            Evidence::InvalidInput(InvalidInput {
+                summarizer_called: false,
+                invalid_index: Some(3),
+                invalid_field: "value.content".into()
+            })
         );
     }
 }

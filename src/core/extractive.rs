@@ -23,26 +23,93 @@ pub struct Message<'a> {
 }
 
 const FILLER: &[&str] = &[
-    "hi", "hello", "hey", "thanks", "thank you", "thanks a lot", "thank you so much", "ok", "okay", "sure",
-    "great", "perfect", "cool", "got it", "sounds good", "no problem", "you're welcome", "you are welcome",
-    "bye", "goodbye", "have a nice day", "one moment", "let me check", "hmm", "yes", "no", "alright",
-    "done", "noted", "understood", "of course", "sorry", "sorry about that", "anything else",
-    "i understand", "i see", "thanks for waiting", "thank you for waiting", "let me look into that",
-    "i'm sorry to hear that", "happy to help", "glad i could help", "is there anything else",
+    "hi",
+    "hello",
+    "hey",
+    "thanks",
+    "thank you",
+    "thanks a lot",
+    "thank you so much",
+    "ok",
+    "okay",
+    "sure",
+    "great",
+    "perfect",
+    "cool",
+    "got it",
+    "sounds good",
+    "no problem",
+    "you're welcome",
+    "you are welcome",
+    "bye",
+    "goodbye",
+    "have a nice day",
+    "one moment",
+    "let me check",
+    "hmm",
+    "yes",
+    "no",
+    "alright",
+    "done",
+    "noted",
+    "understood",
+    "of course",
+    "sorry",
+    "sorry about that",
+    "anything else",
+    "i understand",
+    "i see",
+    "thanks for waiting",
+    "thank you for waiting",
+    "let me look into that",
+    "i'm sorry to hear that",
+    "happy to help",
+    "glad i could help",
+    "is there anything else",
 ];
 
 const COMMITMENT_WORDS: &[&str] = &[
-    "decid", "agree", "confirm", "will ", "promise", "commit", "approv", "schedul", "refund", "cancel",
-    "deadline", "must", "going to", "plan", "order", "deliver", "ship", "address", "charge", "pay",
+    "decid", "agree", "confirm", "will ", "promise", "commit", "approv", "schedul", "refund", "cancel", "deadline",
+    "must", "going to", "plan", "order", "deliver", "ship", "address", "charge", "pay",
 ];
 
-const PREFERENCE_WORDS: &[&str] =
-    &["prefer", "rather", "instead", "don't want", "do not want", "would like", "favorite", "favourite", "change", "switch"];
+const PREFERENCE_WORDS: &[&str] = &[
+    "prefer",
+    "rather",
+    "instead",
+    "don't want",
+    "do not want",
+    "would like",
+    "favorite",
+    "favourite",
+    "change",
+    "switch",
+];
 
 const DATE_WORDS: &[&str] = &[
-    "january", "february", "march", "april", "may ", "june", "july", "august", "september", "october",
-    "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "today", "tomorrow", "yesterday", "next week",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may ",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "today",
+    "tomorrow",
+    "yesterday",
+    "next week",
 ];
 
 /// The summary text for `messages`, at most `max_chars` UTF-16 units long.
@@ -201,7 +268,9 @@ mod tests {
     #[test]
     fn deterministic_and_unicode_safe() {
         let messages = vec![
-            Message { role: "user", content: "注文番号は123です。配送先を変更したい！😀 Emoji 42 ok." },
+            Message {
+                role: "user", content: "注文番号は123です。配送先を変更したい！😀 Emoji 42 ok."
+            },
             Message { role: "assistant", content: SMALL_TALK },
         ];
         let first = summarize(&messages, 100);

@@ -20,7 +20,10 @@ impl SpanKey {
         // tens of kilobytes and are hashed on every considered fold, so this
         // reads 8 bytes per step with one native 64-bit multiply per lane
         // (a 128-bit product is a software call on wasm32).
-        let mut lanes = [Lane::new(0x243f_6a88_85a3_08d3, 0xa076_1d64_78bd_642f), Lane::new(0x1319_8a2e_0370_7344, 0xe703_7ed1_a0b4_28db)];
+        let mut lanes = [
+            Lane::new(0x243f_6a88_85a3_08d3, 0xa076_1d64_78bd_642f),
+            Lane::new(0x1319_8a2e_0370_7344, 0xe703_7ed1_a0b4_28db),
+        ];
         for lane in &mut lanes {
             lane.write(lengths.len() as u64);
             for &length in lengths {

@@ -29,7 +29,13 @@ extern "C" {
     fn is_plain(value: &JsValue) -> bool;
     fn sleep(ms: u32) -> Promise;
     #[wasm_bindgen(js_name = runConcurrently)]
-    fn run_concurrently(stage: &JsValue, harness: &Harness, loaded: &JsValue, identity: &JsValue, count: u32) -> JsValue;
+    fn run_concurrently(
+        stage: &JsValue,
+        harness: &Harness,
+        loaded: &JsValue,
+        identity: &JsValue,
+        count: u32,
+    ) -> JsValue;
 
     type Harness;
     #[wasm_bindgen(constructor)]
@@ -250,7 +256,10 @@ async fn recall_is_read_once_by_iteration_and_keeps_the_callers_objects() {
     let recall_len = Array::from(&recall).length();
     // Tail: turns 11–12, the caller's own objects (unknown fields and identity kept).
     for k in 0..4 {
-        assert!(same(&at(&recall, recall_len - 4 + k), &entries.get(20 + k)), "tail element {k} is the caller's object");
+        assert!(
+            same(&at(&recall, recall_len - 4 + k), &entries.get(20 + k)),
+            "tail element {k} is the caller's object"
+        );
     }
     let payload = f.only_event();
     assert_eq!(payload["inputMemoryCount"], 24, "counts the snapshot, not the live array");
@@ -423,7 +432,10 @@ async fn a_refused_span_is_latched_and_not_re_asked_until_it_grows() {
     assert!(reason(&events[0]["payload"]).contains("replacement-not-smaller"));
     let latched = &events[1]["payload"];
     assert!(reason(latched).contains("not re-asked"), "{latched}");
-    assert_eq!(latched["scoreEvidence"], json!({ "spanEntries": 8, "spanChars": 800, "summarizerCalled": false, "latched": true }));
+    assert_eq!(
+        latched["scoreEvidence"],
+        json!({ "spanEntries": 8, "spanChars": 800, "summarizerCalled": false, "latched": true })
+    );
     let grown = conversation(7, 2, 100, "c1");
     f.run(&f.scope(&grown)).await;
     assert_eq!(f.call_count(), 2, "a grown span is a new key");
@@ -471,7 +483,10 @@ async fn provider_request_transcript_label_model_and_usage() {
 
 #[wasm_bindgen_test]
 async fn provider_without_usage_folds_without_usage_evidence_and_custom_prompt_is_sent() {
-    let f = Fixture::new(json!({ "shape": "provider", "noUsage": true }), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "systemPrompt": "Keep refund numbers." }));
+    let f = Fixture::new(
+        json!({ "shape": "provider", "noUsage": true }),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "systemPrompt": "Keep refund numbers." }),
+    );
     f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
     let payload = f.only_event();
     assert!(reason(&payload).starts_with("folded"));
@@ -515,7 +530,10 @@ async fn summarizer_failures_serve_recall_verbatim_and_warn_once() {
             assert_eq!(f.call_count(), 2, "a failure is not latched");
             let payload = &f.events()[0]["payload"];
             let text = reason(payload);
-            assert!(text.contains("summarizer-failed") && text.contains("verbatim") && text.ends_with(cause), "{shape}: {text}");
+            assert!(
+                text.contains("summarizer-failed") && text.contains("verbatim") && text.ends_with(cause),
+                "{shape}: {text}"
+            );
             let mut evidence = json!({ "spanEntries": 8, "spanChars": 800, "summarizerCalled": true, "failed": true });
             if shape == "provider" {
                 evidence["model"] = json!("mini-1");
@@ -526,7 +544,11 @@ async fn summarizer_failures_serve_recall_verbatim_and_warn_once() {
             let warnings = f.field("warnings");
             assert_eq!(warnings.as_array().unwrap().len(), 1, "{warnings}");
             let warning = warnings[0].as_str().unwrap();
-            assert!(warning.contains("memory-summarize") && warning.contains(cause.trim_start_matches("Cause: ")) && warning.contains("verbatim"));
+            assert!(
+                warning.contains("memory-summarize")
+                    && warning.contains(cause.trim_start_matches("Cause: "))
+                    && warning.contains("verbatim")
+            );
         }
     }
 }
@@ -574,7 +596,10 @@ async fn fold_writes_the_summary_entry_in_key_order_with_anchor_ttl_tier_and_ide
     assert_eq!(payload["droppedIds"], json!(ids));
     assert_eq!(payload["addedIds"], json!(["msg-summary-1-4"]));
     assert_eq!(f.recall_ids(), ["msg-summary-1-4", "msg-5-0", "msg-5-1", "msg-6-0", "msg-6-1"]);
-    assert!(same(&at(&get(&f.h.state(), "loaded"), 0), &get(&at(&f.h.puts(), 0), "entry")), "recall holds the written entry");
+    assert!(
+        same(&at(&get(&f.h.state(), "loaded"), 0), &get(&at(&f.h.puts(), 0), "entry")),
+        "recall holds the written entry"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -616,7 +641,10 @@ async fn events_go_to_emit_with_scope_as_this_and_to_on_event_and_throwing_obser
     let scope = eval("({ loaded: undefined, $emit() { throw new Error('emit down') } })");
     Reflect::set(&scope, &"loaded".into(), &conversation(6, 2, 100, "c1")).unwrap();
     throwing.run(&scope).await;
-    assert_eq!(ids(&get(&scope, "loaded")), to_json(&js(&json!(["msg-summary-1-3", "msg-4-0", "msg-4-1", "msg-5-0", "msg-5-1", "msg-6-0", "msg-6-1"]))));
+    assert_eq!(
+        ids(&get(&scope, "loaded")),
+        to_json(&js(&json!(["msg-summary-1-3", "msg-4-0", "msg-4-1", "msg-5-0", "msg-5-1", "msg-6-0", "msg-6-1"])))
+    );
 }
 
 // ---------------------------------------------------------------- SPEC §8
@@ -650,13 +678,18 @@ async fn sixteen_concurrent_runs_over_one_span_make_one_call_and_one_put() {
     assert_eq!(f.h.puts().length(), 1);
     let events = f.events();
     assert_eq!(events.len(), 16);
-    let leaders: Vec<&Value> = events.iter().filter(|e| e["payload"]["scoreEvidence"]["summarizerCalled"] == true).collect();
+    let leaders: Vec<&Value> =
+        events.iter().filter(|e| e["payload"]["scoreEvidence"]["summarizerCalled"] == true).collect();
     assert_eq!(leaders.len(), 1);
     let followers = events.iter().filter(|e| e["payload"]["scoreEvidence"]["coalesced"] == true).count();
     assert_eq!(followers, 15);
     let scopes = get(&runs, "scopes");
     for k in 0..16 {
-        assert_eq!(at(&get(&at(&scopes, k), "loaded"), 0), get(&at(&f.h.puts(), 0), "entry"), "scope {k} holds the shared summary");
+        assert_eq!(
+            at(&get(&at(&scopes, k), "loaded"), 0),
+            get(&at(&f.h.puts(), 0), "entry"),
+            "scope {k} holds the shared summary"
+        );
     }
 }
 
@@ -674,7 +707,10 @@ async fn two_conversations_with_identical_ids_fold_independently() {
 
 #[wasm_bindgen_test]
 async fn a_never_settling_summarizer_times_out_and_its_signal_is_aborted() {
-    let f = Fixture::new(json!({ "shape": "provider", "reply": { "hang": true } }), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "timeoutMs": 30 }));
+    let f = Fixture::new(
+        json!({ "shape": "provider", "reply": { "hang": true } }),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "timeoutMs": 30 }),
+    );
     f.h.capture_warnings();
     f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
     f.h.restore_warnings();
@@ -682,7 +718,10 @@ async fn a_never_settling_summarizer_times_out_and_its_signal_is_aborted() {
     assert!(reason(&payload).ends_with("Cause: timed out after 30 ms"), "{payload}");
     assert_eq!(f.field("signals"), json!([{ "aborted": true }]));
 
-    let late = Fixture::new(json!({ "reply": { "lateText": "late", "afterMs": 60 } }), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "timeoutMs": 10 }));
+    let late = Fixture::new(
+        json!({ "reply": { "lateText": "late", "afterMs": 60 } }),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "timeoutMs": 10 }),
+    );
     late.h.capture_warnings();
     late.run(&late.scope(&conversation(6, 2, 100, "c1"))).await;
     JsFuture::from(sleep(100)).await.unwrap();
@@ -742,7 +781,9 @@ async fn invalid_input_leaves_recall_untouched_and_is_explained() {
     }
     // Null or absent content, and null turn/updatedAt, are valid.
     let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 100 }));
-    let valid = eval("[{ id: 'a', value: { content: null } }, { id: 'b', value: {}, source: { turn: null }, updatedAt: null }]");
+    let valid = eval(
+        "[{ id: 'a', value: { content: null } }, { id: 'b', value: {}, source: { turn: null }, updatedAt: null }]",
+    );
     f.run(&f.scope(&valid)).await;
     assert_eq!(f.events().len(), 0);
 }
@@ -824,18 +865,28 @@ async fn entries_that_throw_never_escape_and_never_block_a_span() {
     // A getter that throws while recall is read: the stage still returns a Promise.
     let g = Fixture::new(json!({}), json!({ "triggerMinEntries": 0 }));
     g.h.capture_warnings();
-    let scope = g.scope(&eval("[{ id: 'a', value: { content: 'x' } }, { get id() { throw new Error('id getter down') }, value: {} }]"));
+    let scope = g.scope(&eval(
+        "[{ id: 'a', value: { content: 'x' } }, { get id() { throw new Error('id getter down') }, value: {} }]",
+    ));
     g.run(&scope).await;
     g.h.restore_warnings();
     let payload = g.only_event();
-    assert!(reason(&payload).starts_with("invalid-input: loaded[1] is unreadable (reading it threw: id getter down)"), "{payload}");
+    assert!(
+        reason(&payload).starts_with("invalid-input: loaded[1] is unreadable (reading it threw: id getter down)"),
+        "{payload}"
+    );
     assert_eq!(g.field("sets"), json!([]));
 }
 
 #[wasm_bindgen_test]
 async fn the_summary_is_stamped_when_the_fold_happens_after_the_call() {
     let f = Fixture::with_config(json!({}), |config| {
-        Reflect::set(config, &"now".into(), &eval("(() => { let reads = 0; return () => (reads++ === 0 ? 1000 : 9000); })()")).unwrap();
+        Reflect::set(
+            config,
+            &"now".into(),
+            &eval("(() => { let reads = 0; return () => (reads++ === 0 ? 1000 : 9000); })()"),
+        )
+        .unwrap();
         Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
         Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
     });
@@ -849,7 +900,8 @@ async fn the_summary_is_stamped_when_the_fold_happens_after_the_call() {
 #[wasm_bindgen_test]
 async fn only_the_leading_run_reports_token_usage() {
     let f = Fixture::new(json!({ "shape": "provider", "reply": { "gate": true, "text": "shared" } }), small_config());
-    let runs = run_concurrently(&f.stage, &f.h, &conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" })), 3);
+    let runs =
+        run_concurrently(&f.stage, &f.h, &conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" })), 3);
     JsFuture::from(sleep(5)).await.unwrap();
     f.h.release();
     JsFuture::from(Promise::from(get(&runs, "done"))).await.unwrap();
