@@ -33,7 +33,7 @@ pub fn js_number_to_string(x: f64) -> String {
     let k = digits.len() as i32;
     if k <= n && n <= 21 {
         push(&mut out, digits);
-        out.extend(std::iter::repeat('0').take((n - k) as usize));
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
         let (integer, fraction) = digits.split_at(n as usize);
         push(&mut out, integer);
@@ -41,7 +41,7 @@ pub fn js_number_to_string(x: f64) -> String {
         push(&mut out, fraction);
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
-        out.extend(std::iter::repeat('0').take((-n) as usize));
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
         push(&mut out, digits);
     } else {
         let e = n - 1;
