@@ -68,6 +68,10 @@ const FILLER: &[&str] = &[
     "is there anything else",
 ];
 
+/// Offers of help that end a support turn: filler when asked as a question
+/// with no number in it ("Anything else I can do today?").
+const OFFER_PHRASES: &[&str] = &["anything else", "how can i help", "how may i help", "can i help you with"];
+
 const COMMITMENT_WORDS: &[&str] = &[
     "decid", "agree", "confirm", "will ", "promise", "commit", "approv", "schedul", "refund", "cancel", "deadline",
     "must", "going to", "plan", "order", "deliver", "ship", "address", "charge", "pay",
@@ -188,8 +192,12 @@ fn score(sentence: &str) -> u32 {
     if bare.is_empty() || FILLER.contains(&bare) {
         return 0;
     }
+    let has_digit = sentence.chars().any(|c| c.is_ascii_digit() || ('\u{FF10}'..='\u{FF19}').contains(&c));
+    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| lower.contains(p)) {
+        return 0;
+    }
     let mut score = 1;
-    if sentence.chars().any(|c| c.is_ascii_digit() || ('\u{FF10}'..='\u{FF19}').contains(&c)) {
+    if has_digit {
         score += 3;
     }
     if sentence.contains(['$', '€', '£', '¥', '₹', '%', '#', '@']) {
@@ -218,6 +226,7 @@ mod tests {
             Message { role: "user", content: "Hi! Thanks. My order #4512 arrived broken on March 3." },
             Message { role: "assistant", content: "Sorry about that. I will refund $89.99 to your Visa by Friday." },
             Message { role: "user", content: "Ok. I prefer email updates instead of calls. Great!" },
+            Message { role: "assistant", content: "Anything else I can do today? Is order #4512 the only one?" },
             Message { role: "assistant", content: SMALL_TALK },
             Message { role: "user", content: SMALL_TALK },
         ]
@@ -228,6 +237,8 @@ mod tests {
         let text = summarize(&conversation(), DEFAULT_MAX_CHARS);
         assert!(text.contains("#4512") && text.contains("$89.99") && text.contains("prefer email"), "{text}");
         assert!(!text.contains("Hi!") && !text.contains("Great!") && !text.contains("user: Ok."), "{text}");
+        assert!(!text.contains("Anything else"), "an offer of help is filler: {text}");
+        assert!(text.contains("Is order #4512 the only one?"), "a question with a fact is kept: {text}");
     }
 
     #[test]
