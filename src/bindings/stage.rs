@@ -18,8 +18,8 @@ use super::flight::{Flight, FlightOutcome};
 use super::glue::{self, CallOutcome, RecallRead};
 use crate::core::config::Shape;
 use crate::core::decision::{self, Candidate, Plan, Settled};
-use crate::core::events::{Caller, Event, InvalidSpot, Usage, WriteBack};
-use crate::core::format::{summary_entry_id, transcript, LineContent, TranscriptLine, EVENT_TYPE};
+use crate::core::events::{warning, Caller, Event, InvalidSpot, Usage, WriteBack};
+use crate::core::format::{summary_entry_id, transcript, LineContent, TranscriptLine};
 use crate::core::latch::{Latch, SpanKey};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
@@ -289,14 +289,7 @@ impl StageState {
                 match refused {
                     None => WriteBack::Written,
                     Some(cause) => {
-                        self.warn_once(|| {
-                            format!(
-                                "[footprint-summarize] {}: the store refused the summary write ({cause}). The fold \
-was still used for this turn, but it is not persisted, so the next turn pays for it again. Shown once per \
-stage instance; every occurrence is on the {EVENT_TYPE} event.",
-                                self.config.core.strategy_id
-                            )
-                        });
+                        self.warn_once(|| warning::store_refused(&self.config.core.strategy_id, &cause));
                         WriteBack::Failed(cause)
                     }
                 }
@@ -306,13 +299,7 @@ stage instance; every occurrence is on the {EVENT_TYPE} event.",
     }
 
     fn failed(&self, cause: String) -> FlightOutcome {
-        self.warn_once(|| {
-            format!(
-                "[footprint-summarize] {}: the summarizer failed (Cause: {cause}). Recall is served verbatim \
-and the turn is not failed. Shown once per stage instance; every occurrence is on the {EVENT_TYPE} event.",
-                self.config.core.strategy_id
-            )
-        });
+        self.warn_once(|| warning::summarizer_failed(&self.config.core.strategy_id, &cause));
         FlightOutcome::Failed { cause }
     }
 
@@ -351,7 +338,7 @@ and the turn is not failed. Shown once per stage instance; every occurrence is o
 
     fn warn_about(&self, event: Option<&Event>) {
         if let Some(event) = event {
-            self.warn_once(|| format!("[footprint-summarize] {}: {}", self.config.core.strategy_id, event.reason));
+            self.warn_once(|| warning::declined(&self.config.core.strategy_id, &event.reason));
         }
     }
 

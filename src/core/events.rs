@@ -363,6 +363,32 @@ the fold is skipped and recall is served verbatim. Fix the `now` option"
     )
 }
 
+/// SPEC §7: the one `console.warn` a stage instance may print, for
+/// whichever failure comes first. Every occurrence is also an event.
+pub mod warning {
+    use crate::core::format::EVENT_TYPE;
+
+    pub fn summarizer_failed(strategy_id: &str, cause: &str) -> String {
+        format!(
+            "[footprint-summarize] {strategy_id}: the summarizer failed (Cause: {cause}). Recall is served verbatim \
+and the turn is not failed. Shown once per stage instance; every occurrence is on the {EVENT_TYPE} event."
+        )
+    }
+
+    pub fn store_refused(strategy_id: &str, cause: &str) -> String {
+        format!(
+            "[footprint-summarize] {strategy_id}: the store refused the summary write ({cause}). The fold was still \
+used for this turn, but it is not persisted, so the next turn pays for it again. Shown once per stage instance; \
+every occurrence is on the {EVENT_TYPE} event."
+        )
+    }
+
+    /// A decline that is the input's fault (invalid entries, a broken clock): its reason says it all.
+    pub fn declined(strategy_id: &str, reason: &str) -> String {
+        format!("[footprint-summarize] {strategy_id}: {reason}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,6 +430,19 @@ mod tests {
         );
         assert!(folded(report(&WriteBack::NoStore)).0.contains("no store configured"));
         assert!(folded(report(&WriteBack::Failed("disk full".into()))).0.contains("write-back FAILED (disk full)"));
+    }
+
+    #[test]
+    fn warnings_name_the_strategy_the_cause_and_what_happens_next() {
+        let failed = warning::summarizer_failed("mem-a", "HTTP 500");
+        for needle in ["mem-a", "HTTP 500", "verbatim", "turn is not failed"] {
+            assert!(failed.contains(needle), "{failed}");
+        }
+        let refused = warning::store_refused("mem-b", "disk full");
+        for needle in ["mem-b", "disk full", "next turn pays"] {
+            assert!(refused.contains(needle), "{refused}");
+        }
+        assert_eq!(warning::declined("mem-c", "invalid-input: x"), "[footprint-summarize] mem-c: invalid-input: x");
     }
 
     #[test]
