@@ -98,7 +98,9 @@ struct Visit {
     read: RecallRead,
     settled: Settled,
     new_summary: JsValue,
-    loaded_not_an_array: bool,
+    /// Invalid input: recall is left exactly as given, so `fold` hands the
+    /// caller's own value back (whatever it was) instead of a rebuilt array.
+    untouched: bool,
 }
 
 /// Where a visit stands after its synchronous part.
@@ -129,7 +131,7 @@ impl StageState {
     /// `identity` is `None` for a scope read, which carries its own.
     fn prepare(&self, read: RecallRead, identity: Option<JsValue>) -> Step {
         let done = |read: RecallRead, settled: Settled| {
-            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: false })
+            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false })
         };
         let Ok(len) = usize::try_from(read.status()) else {
             let spot = read.invalid().map(|spot| InvalidSpot {
@@ -217,8 +219,8 @@ impl StageState {
             Some(event) => self.emit(&JsValue::UNDEFINED, &visit.read, event),
             None => JsValue::UNDEFINED,
         };
-        let recall: JsValue = if visit.loaded_not_an_array {
-            loaded.clone() // untouched, whatever it was
+        let recall: JsValue = if visit.untouched {
+            loaded.clone()
         } else {
             glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary).into()
         };
@@ -314,13 +316,13 @@ impl StageState {
                 (candidate.folded(summary_chars, &write_back, model, usage, caller), entry)
             }
         };
-        Visit { read, settled, new_summary, loaded_not_an_array: false }
+        Visit { read, settled, new_summary, untouched: false }
     }
 
     fn invalid(&self, read: RecallRead, spot: &InvalidSpot) -> Visit {
         let settled = decision::invalid_input(read.length() as usize, spot);
         self.warn_about(settled.event.as_ref());
-        Visit { read, settled, new_summary: JsValue::UNDEFINED, loaded_not_an_array: spot.index.is_none() }
+        Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: true }
     }
 
     fn clock(&self) -> Result<f64, String> {
