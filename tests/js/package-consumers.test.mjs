@@ -26,6 +26,16 @@ import {
 } from './fixtures/consumer-scenario.mjs';
 
 const run = promisify(execFile);
+
+/** The page a bundled consumer app is served with. */
+function bundledAppPage(bundler, scriptSrc) {
+  return `<!doctype html>
+<meta charset="utf-8">
+<link rel="icon" href="data:,">
+<title>footprint-summarize, ${bundler}</title>
+<script type="module" src="${scriptSrc}"></script>
+`;
+}
 const fixtures = join(repoRoot, 'tests/js/fixtures');
 const scenarioFile = 'consumer-scenario.mjs';
 const chromiumArgs = [
@@ -349,12 +359,7 @@ describe('Chromium', { timeout: 180_000 }, () => {
   test('an esbuild bundle with no plugins or config', async () => {
     const app = await scratchApp('esbuild-app', {
       'main.js': bundledAppMain,
-      'index.html': `<!doctype html>
-<meta charset="utf-8">
-<link rel="icon" href="data:,">
-<title>footprint-summarize, esbuild</title>
-<script type="module" src="./dist/main.js"></script>
-`,
+      'index.html': bundledAppPage('esbuild', './dist/main.js'),
     });
     const { metafile } = await esbuild.build({
       absWorkingDir: app,
@@ -376,12 +381,7 @@ describe('Chromium', { timeout: 180_000 }, () => {
   test('a Vite 7 build with no plugins or config', async () => {
     const app = await scratchApp('vite-app', {
       'main.js': bundledAppMain,
-      'index.html': `<!doctype html>
-<meta charset="utf-8">
-<link rel="icon" href="data:,">
-<title>footprint-summarize, Vite</title>
-<script type="module" src="/main.js"></script>
-`,
+      'index.html': bundledAppPage('Vite', '/main.js'),
     });
     await viteBuild({ root: app, configFile: false, logLevel: 'silent' });
     assertScenario(await resultFromPage(join(app, 'dist'), '/'));
