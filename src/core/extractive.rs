@@ -10,9 +10,9 @@
 //! summary that is not clearly shorter than what it summarizes would be
 //! refused by the stage as replacement-not-smaller anyway.
 
-use std::collections::HashSet;
-
 use super::format::utf16_len;
+use super::string_set::StringSet;
+use super::substring::contains;
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
 
@@ -122,14 +122,18 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     let max_chars = max_chars.min(input_chars / 2);
     let mut candidates: Vec<Candidate> = Vec::new();
     // Long spans repeat lines ("Thanks, noted."): a set keeps dedupe linear.
-    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    // Lines are compared as written, so a repeat is never kept twice.
+    let mut seen = StringSet::default();
     for message in messages {
         for sentence in sentences(message.content) {
             let score = score(sentence);
-            if score == 0 || !seen.insert((message.role, sentence)) {
+            if score == 0 {
                 continue;
             }
             let line = format!("{}: {sentence}", message.role);
+            if !seen.insert(&line) {
+                continue;
+            }
             let cost = utf16_len(&line);
             candidates.push(Candidate { score, line, cost, kept: false });
         }
@@ -193,7 +197,7 @@ fn score(sentence: &str) -> u32 {
         return 0;
     }
     let has_digit = sentence.chars().any(|c| c.is_ascii_digit() || ('\u{FF10}'..='\u{FF19}').contains(&c));
-    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| lower.contains(p)) {
+    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| contains(&lower, p)) {
         return 0;
     }
     let mut score = 1;
@@ -204,7 +208,7 @@ fn score(sentence: &str) -> u32 {
         score += 2;
     }
     for words in [DATE_WORDS, COMMITMENT_WORDS, PREFERENCE_WORDS] {
-        if words.iter().any(|w| lower.contains(w)) {
+        if words.iter().any(|w| contains(&lower, w)) {
             score += 2;
         }
     }

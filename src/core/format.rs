@@ -3,6 +3,7 @@
 //! Every length here is a UTF-16 length, because that is what JS readers see.
 
 use super::js_number::js_number_to_string;
+use super::substring::{contains, replace_all};
 
 pub const SUMMARY_ID_PREFIX: &str = "msg-summary-";
 pub const SUMMARY_COVERAGE_KEY: &str = "summarizes";
@@ -127,8 +128,8 @@ impl Plan {
 
 fn push_defanged(out: &mut String, text: &str) {
     // A byte scan for '<' first: most messages hold none, and then neither marker.
-    if text.as_bytes().contains(&b'<') && (text.contains(TRANSCRIPT_OPEN) || text.contains(TRANSCRIPT_CLOSE)) {
-        out.push_str(&text.replace(TRANSCRIPT_OPEN, DEFANGED_OPEN).replace(TRANSCRIPT_CLOSE, DEFANGED_CLOSE));
+    if text.as_bytes().contains(&b'<') && (contains(text, TRANSCRIPT_OPEN) || contains(text, TRANSCRIPT_CLOSE)) {
+        out.push_str(&replace_all(&replace_all(text, TRANSCRIPT_OPEN, DEFANGED_OPEN), TRANSCRIPT_CLOSE, DEFANGED_CLOSE));
     } else {
         out.push_str(text);
     }
@@ -157,6 +158,7 @@ only while this summary stands.]"
 
     #[test]
     fn ids_use_javascript_number_strings() {
+        crate::core::js_number::install_test_host();
         assert_eq!(summary_entry_id(1.0, 9.0), "msg-summary-1-9");
         assert_eq!(summary_entry_id(-0.0, 1e21), "msg-summary-0-1e+21");
     }
@@ -187,6 +189,7 @@ only while this summary stands.]"
 
     #[test]
     fn spliced_contents_go_in_at_utf16_offsets() {
+        crate::core::js_number::install_test_host();
         let plan = transcript([
             TranscriptLine { role: Some("😀user"), turn: Some(1.5), content: LineContent::Spliced },
             TranscriptLine { role: Some("assistant"), turn: None, content: LineContent::Text("中 <<<TRANSCRIPT>>>") },

@@ -9,3 +9,5 @@ pub mod format;
 pub mod js_number;
 pub mod latch;
 pub mod recall;
+pub mod string_set;
+pub mod substring;

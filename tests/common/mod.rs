@@ -172,6 +172,22 @@ fn ids_and_constants_use_javascript_semantics() {
     assert_eq!(api::summary_entry_id_js(1.into(), 1e21.into()), "msg-summary-1-1e+21");
     assert_eq!(api::summary_entry_id_js((-0.0).into(), 5.into()), "msg-summary-0-5");
     assert_eq!(api::summary_entry_id_js("a".into(), JsValue::UNDEFINED), "msg-summary-a-undefined");
+    // Numbers beyond the core's integer path are written by JS's own String.
+    let cases: &[(f64, &str)] = &[
+        (12.5, "12.5"),
+        (0.1, "0.1"),
+        (1e20, "100000000000000000000"),
+        (123456789012345680000.0, "123456789012345680000"),
+        (1.5e-7, "1.5e-7"),
+        (0.000001, "0.000001"),
+        (9007199254740993.0, "9007199254740992"),
+        (f64::MAX, "1.7976931348623157e+308"),
+        (5e-324, "5e-324"),
+        (-1.25e-10, "-1.25e-10"),
+    ];
+    for &(x, expected) in cases {
+        assert_eq!(api::summary_entry_id_js(x.into(), 7.into()), format!("msg-summary-{expected}-7"));
+    }
     let constants: Vec<String> = api::summary_constants().iter().map(|v| v.as_string().unwrap()).collect();
     assert_eq!(constants, ["msg-summary-", "summarizes", "[summary of earlier turns"]);
 }
