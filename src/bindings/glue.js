@@ -360,8 +360,8 @@ export function callProvider(llm, systemPrompt, transcript, model, timeoutMs) {
       const reported =
         typeof usage === 'object' && usage !== null
           ? {
-              input: typeof usage.input === 'number' ? usage.input : undefined,
-              output: typeof usage.output === 'number' ? usage.output : undefined,
+              input: Number.isFinite(usage.input) ? usage.input : undefined,
+              output: Number.isFinite(usage.output) ? usage.output : undefined,
             }
           : undefined;
       return textOutcome(response.content, reported);
@@ -456,8 +456,9 @@ export function buildRecall(read, slots, newSummary) {
   return recall;
 }
 
-/** The event payload in SPEC §2 key order, with the caller's own ids. */
-export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidence) {
+/** The event payload in SPEC §2 key order, with the caller's own ids. The
+ * evidence comes as JSON text the core wrote (`Evidence::to_json`). */
+export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidenceJson) {
   let droppedIds;
   try {
     droppedIds = idsAt(read.snapshot, dropped);
@@ -473,7 +474,7 @@ export function eventPayload(strategyId, strategyKind, reason, inputCount, outpu
     outputMemoryCount: outputCount,
     droppedIds,
     addedIds,
-    scoreEvidence: evidence,
+    scoreEvidence: JSON.parse(evidenceJson),
   };
 }
 

@@ -124,7 +124,7 @@ extern "C" {
         read: &RecallRead,
         dropped: &[u32],
         added_ids: Vec<String>,
-        evidence: &JsValue,
+        evidence_json: &str,
     ) -> JsValue;
     #[wasm_bindgen(js_name = emitEvent)]
     pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &js_sys::JsString, payload: &JsValue);

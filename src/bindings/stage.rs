@@ -354,7 +354,6 @@ impl StageState {
     /// Builds the payload, sends it to `$emit` (when a scope is given) and
     /// `onEvent`, and returns it.
     fn emit(&self, scope: &JsValue, read: &RecallRead, event: &Event) -> JsValue {
-        let evidence = serde_wasm_bindgen::to_value(&event.evidence).unwrap_or(JsValue::UNDEFINED);
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
         let payload = glue::event_payload(
             &self.config.strategy_id,
@@ -365,7 +364,7 @@ impl StageState {
             read,
             &dropped,
             event.added.clone(),
-            &evidence,
+            &event.evidence.to_json(),
         );
         glue::emit_event(scope, &self.config.on_event, &self.config.event_type, &payload);
         payload

@@ -2,9 +2,8 @@
 //! were dropped or added, and the evidence, in the key order SPEC §2/§4 fix.
 //! The bindings turn `dropped` indices into the caller's own ids.
 
-use serde::Serialize;
-
 use super::format::{plural, summary_entry_id};
+use super::json::JsonObject;
 use super::js_number::js_number_to_string as num;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -19,17 +18,14 @@ pub struct Event {
 }
 
 /// Token usage a provider reported.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Usage {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<f64>,
 }
 
-/// Evidence payloads; each variant's field order is its JSON key order.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
+/// Evidence payloads; `to_json` writes each variant's keys in field order.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Evidence {
     CoveredOnly(CoveredOnly),
     Latched(Latched),
@@ -40,14 +36,12 @@ pub enum Evidence {
     InvalidInput(InvalidInput),
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CoveredOnly {
     pub summarizer_called: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Latched {
     pub span_entries: usize,
     pub span_chars: usize,
@@ -55,8 +49,7 @@ pub struct Latched {
     pub latched: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Predicted {
     pub span_entries: usize,
     pub span_chars: usize,
@@ -65,58 +58,125 @@ pub struct Predicted {
     pub predicted: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Failed {
     pub span_entries: usize,
     pub span_chars: usize,
     pub summarizer_called: bool,
     pub failed: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NotSmaller {
     pub span_entries: usize,
     pub span_chars: usize,
     pub summarizer_called: bool,
     pub summary_chars: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Folded {
     pub summarizer_called: bool,
     pub span_entries: usize,
     pub span_chars: usize,
     pub summary_chars: usize,
     pub persisted: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InvalidInput {
     pub summarizer_called: bool,
     /// Absent when `loaded` itself is the problem.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub invalid_index: Option<usize>,
     pub invalid_field: String,
+}
+
+impl Usage {
+    fn to_json(&self) -> JsonObject {
+        let mut usage = JsonObject::default();
+        if let Some(input) = self.input {
+            usage.number("input", input);
+        }
+        if let Some(output) = self.output {
+            usage.number("output", output);
+        }
+        usage
+    }
+}
+
+impl Evidence {
+    /// The `scoreEvidence` object as JSON text, keys in field order; absent
+    /// options are left out.
+    pub fn to_json(&self) -> String {
+        let mut json = JsonObject::default();
+        let optional = |json: &mut JsonObject, model: &Option<String>, usage: &Option<Usage>, coalesced: Option<bool>| {
+            if let Some(model) = model {
+                json.string("model", model);
+            }
+            if let Some(usage) = usage {
+                json.object("usage", usage.to_json());
+            }
+            if let Some(coalesced) = coalesced {
+                json.bool("coalesced", coalesced);
+            }
+        };
+        match self {
+            Evidence::CoveredOnly(e) => {
+                json.bool("summarizerCalled", e.summarizer_called);
+            }
+            Evidence::Latched(e) => {
+                json.count("spanEntries", e.span_entries)
+                    .count("spanChars", e.span_chars)
+                    .bool("summarizerCalled", e.summarizer_called)
+                    .bool("latched", e.latched);
+            }
+            Evidence::Predicted(e) => {
+                json.count("spanEntries", e.span_entries)
+                    .count("spanChars", e.span_chars)
+                    .bool("summarizerCalled", e.summarizer_called)
+                    .count("labelChars", e.label_chars)
+                    .bool("predicted", e.predicted);
+            }
+            Evidence::Failed(e) => {
+                json.count("spanEntries", e.span_entries)
+                    .count("spanChars", e.span_chars)
+                    .bool("summarizerCalled", e.summarizer_called)
+                    .bool("failed", e.failed);
+                optional(&mut json, &e.model, &None, e.coalesced);
+            }
+            Evidence::NotSmaller(e) => {
+                json.count("spanEntries", e.span_entries)
+                    .count("spanChars", e.span_chars)
+                    .bool("summarizerCalled", e.summarizer_called)
+                    .count("summaryChars", e.summary_chars);
+                optional(&mut json, &e.model, &e.usage, e.coalesced);
+            }
+            Evidence::Folded(e) => {
+                json.bool("summarizerCalled", e.summarizer_called)
+                    .count("spanEntries", e.span_entries)
+                    .count("spanChars", e.span_chars)
+                    .count("summaryChars", e.summary_chars)
+                    .bool("persisted", e.persisted);
+                optional(&mut json, &e.model, &e.usage, e.coalesced);
+            }
+            Evidence::InvalidInput(e) => {
+                json.bool("summarizerCalled", e.summarizer_called);
+                if let Some(index) = e.invalid_index {
+                    json.count("invalidIndex", index);
+                }
+                json.string("invalidField", &e.invalid_field);
+            }
+        }
+        json.finish()
+    }
 }
 
 /// A span the stage considered folding, as the sentences describe it.
@@ -454,6 +514,52 @@ mod tests {
         assert_eq!(leader.usage, usage);
         let Evidence::NotSmaller(follower) = not_smaller(SPAN, 500, None, usage, Caller::Follower).1 else { panic!() };
         assert_eq!((follower.usage, follower.summarizer_called, follower.coalesced), (None, false, Some(true)));
+    }
+
+    /// SPEC §4's key orders, with absent options left out.
+    #[test]
+    fn evidence_json_keeps_spec_key_order() {
+        crate::core::js_number::install_test_host();
+        let usage = Some(Usage { input: Some(1200.0), output: Some(0.5) });
+        let report = |caller| FoldReport {
+            span: SPAN,
+            kept: 5,
+            summary_chars: 80,
+            write_back: &WriteBack::Written,
+            model: Some("mini \"m\""),
+            usage: usage.clone(),
+            caller,
+        };
+        let cases = [
+            (covered_only(2, 1).1, r#"{"summarizerCalled":false}"#),
+            (latched(SPAN).1, r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"latched":true}"#),
+            (
+                predicted_not_smaller(SPAN, 300).1,
+                r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"labelChars":300,"predicted":true}"#,
+            ),
+            (
+                failed(SPAN, None, Caller::Follower, "x").1,
+                r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"failed":true,"coalesced":true}"#,
+            ),
+            (
+                not_smaller(SPAN, 130, Some("mini"), usage.clone(), Caller::Leader).1,
+                r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":true,"summaryChars":130,"model":"mini","usage":{"input":1200,"output":0.5}}"#,
+            ),
+            (
+                folded(report(Caller::Leader)).1,
+                r#"{"summarizerCalled":true,"spanEntries":3,"spanChars":120,"summaryChars":80,"persisted":true,"model":"mini \"m\"","usage":{"input":1200,"output":0.5}}"#,
+            ),
+            (
+                folded(report(Caller::Follower)).1,
+                r#"{"summarizerCalled":false,"spanEntries":3,"spanChars":120,"summaryChars":80,"persisted":true,"model":"mini \"m\"","coalesced":true}"#,
+            ),
+            (invalid_clock("NaN").1, r#"{"summarizerCalled":false,"invalidField":"now"}"#),
+        ];
+        for (evidence, expected) in cases {
+            assert_eq!(evidence.to_json(), expected);
+        }
+        let spot = InvalidSpot { index: Some(0), field: "id".into(), ..InvalidSpot::default() };
+        assert_eq!(invalid_input(&spot).1.to_json(), r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#);
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod events;
 pub mod extractive;
 pub mod format;
 pub mod js_number;
+pub mod json;
 pub mod latch;
 pub mod recall;
 pub mod string_set;

@@ -100,7 +100,8 @@ export class Harness {
 
   wrap(text) {
     if (this.options.shape !== 'provider') return text;
-    return this.options.noUsage ? { content: text } : { content: text, usage: { input: 120, output: 30 } };
+    if (this.options.noUsage) return { content: text };
+    return { content: text, usage: this.options.nanUsage ? { input: NaN, output: 30 } : { input: 120, output: 30 } };
   }
 
   /** Releases every gated call. */

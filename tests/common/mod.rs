@@ -510,6 +510,16 @@ async fn provider_without_usage_folds_without_usage_evidence_and_custom_prompt_i
     assert_eq!(f.field("calls")[0]["systemPrompt"], "Keep refund numbers.");
 }
 
+/// JSON-safe evidence: a token count that is not a finite number is left out.
+#[wasm_bindgen_test]
+async fn usage_keeps_only_finite_token_counts() {
+    let f = Fixture::new(json!({ "shape": "provider", "nanUsage": true }), small_config());
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    let payload = f.only_event();
+    assert!(reason(&payload).starts_with("folded"));
+    assert_eq!(payload["scoreEvidence"]["usage"], json!({ "output": 30 }));
+}
+
 #[wasm_bindgen_test]
 async fn callback_gets_the_instruction_then_the_spans_own_value_objects() {
     let f = Fixture::new(json!({}), small_config());
