@@ -18,7 +18,11 @@ source "$here/toolchain-env.sh"
 declare -a names passed failed
 status=0
 record() { # name log-file passed failed exit-code
-  names+=("$1"); passed+=("$3"); failed+=("$4")
+  # A harness that ends badly without a failing test (it did not compile, or
+  # crashed) still counts one failure, so the final line never reads clean.
+  local failures="$4"
+  if [ "$5" -ne 0 ] && [ "$4" -eq 0 ]; then failures=1; fi
+  names+=("$1"); passed+=("$3"); failed+=("$failures")
   if [ "$5" -ne 0 ] || [ "$4" -ne 0 ] || [ "$3" -eq 0 ]; then
     status=1
     echo "---- $1 FAILED (exit $5); last lines of $2:"; tail -40 "$2"

@@ -1,15 +1,13 @@
 //! Single flight: concurrent runs over the same (identity, span) share one
-//! summarizer call and one write. The first run leads; the others await the
-//! shared outcome here. Borrows are taken only between awaits.
+//! summarizer call and one write. The first run leads; the others wait on
+//! the flight's promise, then read the shared outcome here.
 
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::Pin;
-use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
 
+use js_sys::Promise;
 use wasm_bindgen::JsValue;
 
+use super::glue::{self, FlightSignal};
 use crate::core::events::{Usage, WriteBack};
 
 /// What the leading run's call came to, as every waiting run needs it.
@@ -23,32 +21,25 @@ pub enum FlightOutcome {
 #[derive(Default)]
 pub struct Flight {
     outcome: RefCell<Option<FlightOutcome>>,
-    waiting: RefCell<Vec<Waker>>,
+    /// Made when the first follower arrives: most flights have none.
+    signal: RefCell<Option<FlightSignal>>,
 }
 
 impl Flight {
+    /// Resolves once the leader has finished; then `outcome` is set.
+    pub fn promise(&self) -> Promise {
+        self.signal.borrow_mut().get_or_insert_with(glue::new_flight_signal).promise()
+    }
+
     pub fn finish(&self, outcome: FlightOutcome) {
         *self.outcome.borrow_mut() = Some(outcome);
-        for waker in self.waiting.borrow_mut().drain(..) {
-            waker.wake();
+        let signal = self.signal.borrow_mut().take();
+        if let Some(signal) = signal {
+            signal.resolve();
         }
     }
 
-    pub fn wait(self: Rc<Self>) -> WaitForFlight {
-        WaitForFlight(self)
-    }
-}
-
-pub struct WaitForFlight(Rc<Flight>);
-
-impl Future for WaitForFlight {
-    type Output = FlightOutcome;
-
-    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<FlightOutcome> {
-        if let Some(outcome) = self.0.outcome.borrow().as_ref() {
-            return Poll::Ready(outcome.clone());
-        }
-        self.0.waiting.borrow_mut().push(context.waker().clone());
-        Poll::Pending
+    pub fn outcome(&self) -> Option<FlightOutcome> {
+        self.outcome.borrow().clone()
     }
 }

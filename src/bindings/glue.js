@@ -497,11 +497,46 @@ export function emitEvent(scope, onEvent, type, payload) {
   }
 }
 
-/** The stage function footprintjs calls, with `fold` attached. */
+/**
+ * The stage function footprintjs calls, with `fold` attached. A visit that
+ * needs no call settles inside `inner.run`/`inner.fold`; one that must wait
+ * (for the summarizer, the store, or another run's call) comes back as an
+ * `Await`, and `inner.resume` takes it on with what the promise resolved to.
+ * Every promise awaited here comes from this file and never rejects.
+ */
 export function makeStage(inner) {
-  const stage = (scope) => inner.run(scope);
-  stage.fold = (loaded, identity) => inner.fold(loaded, identity);
+  const stage = (scope) => settle(inner, inner.run(scope));
+  stage.fold = (loaded, identity) => settle(inner, inner.fold(loaded, identity));
   return stage;
+}
+
+class Await {
+  constructor(ticket, promise) {
+    this.ticket = ticket;
+    this.promise = promise;
+  }
+}
+
+export function awaitStep(ticket, promise) {
+  return new Await(ticket, promise);
+}
+
+function settle(inner, step) {
+  return step instanceof Await ? resumeAfter(inner, step) : Promise.resolve(step);
+}
+
+async function resumeAfter(inner, step) {
+  while (step instanceof Await) step = inner.resume(step.ticket, await step.promise);
+  return step;
+}
+
+/** A flight's followers wait on `promise`; the leader calls `resolve`. */
+export function newFlightSignal() {
+  let resolve;
+  const promise = new Promise((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
 }
 
 /** The single documented warning. */

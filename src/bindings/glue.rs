@@ -130,5 +130,17 @@ extern "C" {
     pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &js_sys::JsString, payload: &JsValue);
     #[wasm_bindgen(js_name = makeStage)]
     pub fn make_stage(inner: JsValue) -> JsValue;
+    /// What a visit waits on before `resume(ticket, value)` takes it on.
+    #[wasm_bindgen(js_name = awaitStep)]
+    pub fn await_step(ticket: u32, promise: &Promise) -> JsValue;
+
+    /// A promise for a flight's followers, and the function that resolves it.
+    pub type FlightSignal;
+    #[wasm_bindgen(js_name = newFlightSignal)]
+    pub fn new_flight_signal() -> FlightSignal;
+    #[wasm_bindgen(method, getter)]
+    pub fn promise(this: &FlightSignal) -> Promise;
+    #[wasm_bindgen(method)]
+    pub fn resolve(this: &FlightSignal);
     pub fn warn(message: &str);
 }

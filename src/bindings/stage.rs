@@ -2,8 +2,11 @@
 //! the visit that walks SPEC §4 over a recall. Decisions come from
 //! `crate::core`; this file only moves JS values to and from them.
 //!
-//! State is shared as `Rc<StageState>` with `RefCell`s borrowed only between
-//! awaits, so concurrent runs of one instance never collide.
+//! A visit runs synchronously until it must wait for a promise (the
+//! summarizer, the store, or another run's call). It is then parked under a
+//! ticket and handed to glue.js as an `Await`; glue awaits the promise and
+//! calls `resume` with what it resolved to. So no Rust frame ever spans an
+//! await, and every `RefCell` borrow ends before JS code runs.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -11,7 +14,6 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::config::JsConfig;
 use super::flight::{Flight, FlightOutcome};
@@ -45,6 +47,7 @@ impl SummarizeStage {
                 config,
                 latch: RefCell::new(Latch::new(Latch::DEFAULT_CAPACITY)),
                 flights: RefCell::new(Vec::new()),
+                parked: RefCell::new(Vec::new()),
                 warned: Cell::new(false),
             }),
         }
@@ -54,34 +57,24 @@ impl SummarizeStage {
 #[wasm_bindgen]
 impl SummarizeStage {
     /// The footprintjs stage: reads and may assign `scope.loaded`, emits
-    /// through `scope.$emit`. Always resolves to undefined. A visit that needs
-    /// no summarizer call finishes before this returns (as the original's
-    /// async function does, having no await to pass).
-    pub fn run(&self, scope: JsValue) -> Promise {
-        let state = self.state.clone();
-        match state.prepare(glue::read_scope(&scope), None) {
-            Step::Done(visit) => {
-                state.apply_to_scope(&scope, &visit);
-                Promise::resolve(&JsValue::UNDEFINED)
-            }
-            pending => future_to_promise(async move {
-                let visit = state.finish(pending).await;
-                state.apply_to_scope(&scope, &visit);
-                Ok(JsValue::UNDEFINED)
-            }),
-        }
+    /// through `scope.$emit`. Returns undefined when the visit is settled,
+    /// else an `Await` for glue.js (see `makeStage`).
+    pub fn run(&self, scope: JsValue) -> JsValue {
+        let step = self.state.prepare(glue::read_scope(&scope), None);
+        self.state.advance(step, Target::Scope(scope))
     }
 
-    /// The same visit without a scope: resolves to `{ recall, events }`.
-    pub fn fold(&self, loaded: JsValue, identity: JsValue) -> Promise {
-        let state = self.state.clone();
-        match state.prepare(glue::read_recall(&loaded), Some(identity)) {
-            Step::Done(visit) => Promise::resolve(&state.fold_result(&loaded, &visit)),
-            pending => future_to_promise(async move {
-                let visit = state.finish(pending).await;
-                Ok(state.fold_result(&loaded, &visit))
-            }),
-        }
+    /// The same visit without a scope: `{ recall, events }` when settled,
+    /// else an `Await`.
+    pub fn fold(&self, loaded: JsValue, identity: JsValue) -> JsValue {
+        let step = self.state.prepare(glue::read_recall(&loaded), Some(identity));
+        self.state.advance(step, Target::Fold(loaded))
+    }
+
+    /// Takes a parked visit on with what its promise resolved to: the
+    /// settled value (as `run`/`fold` return it) or the next `Await`.
+    pub fn resume(&self, ticket: u32, resolved: JsValue) -> JsValue {
+        self.state.resume(ticket, resolved)
     }
 }
 
@@ -90,7 +83,40 @@ struct StageState {
     latch: RefCell<Latch>,
     /// Spans being summarized right now: a handful at most, so a Vec.
     flights: RefCell<Vec<(SpanKey, Rc<Flight>)>>,
+    /// Visits waiting on a promise, by ticket; a freed slot is reused.
+    parked: RefCell<Vec<Option<Parked>>>,
     warned: Cell<bool>,
+}
+
+/// Where a visit's result goes.
+enum Target {
+    /// `run`: assign `scope.loaded` and emit through `scope.$emit`.
+    Scope(JsValue),
+    /// `fold`: build `{ recall, events }`; holds the caller's `loaded`.
+    Fold(JsValue),
+}
+
+/// A visit waiting on a promise, and what it needs when that resolves.
+enum Parked {
+    /// The leader, waiting for the summarizer.
+    Calling { pending: Box<Pending>, flight: Rc<Flight>, clock_before_call: f64, target: Target },
+    /// The leader, waiting for the store's write of the summary entry.
+    Writing { pending: Box<Pending>, flight: Rc<Flight>, written: Written, target: Target },
+    /// Another run is calling for the same span.
+    Following { pending: Box<Pending>, flight: Rc<Flight>, target: Target },
+}
+
+/// A fold the leader has made, before the store has answered.
+struct Written {
+    entry: JsValue,
+    summary_chars: usize,
+    usage: Option<Usage>,
+}
+
+/// What the summarizer's answer leads to.
+enum AfterCall {
+    Settled(FlightOutcome),
+    Write { put: Promise, written: Written },
 }
 
 /// What one visit decided, with what is needed to build recall and events.
@@ -182,24 +208,99 @@ impl StageState {
         Step::Lead { pending, flight, clock_before_call }
     }
 
-    /// The asynchronous part: the leader's call and write, or a follower's wait.
-    async fn finish(&self, step: Step) -> Visit {
+    /// Settles a prepared visit, or starts what it waits for and parks it.
+    fn advance(&self, step: Step, target: Target) -> JsValue {
         match step {
-            Step::Done(visit) => visit,
+            Step::Done(visit) => self.deliver(&target, &visit),
             Step::Follow { pending, flight } => {
-                let outcome = flight.wait().await;
-                self.settle(pending.read, &pending.candidate, outcome, Caller::Follower)
+                let promise = flight.promise();
+                self.park(Parked::Following { pending, flight, target }, &promise)
             }
-            Step::Lead { pending, flight, clock_before_call } => {
-                let outcome = self.call_and_write(&pending, clock_before_call).await;
-                let Pending { read, candidate, key, .. } = *pending;
-                if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
-                    self.latch.borrow_mut().insert(key);
+            Step::Lead { pending, flight, clock_before_call } => match self.start_call(&pending) {
+                Ok(call) => self.park(Parked::Calling { pending, flight, clock_before_call, target }, &call),
+                Err(cause) => {
+                    let outcome = self.failed(cause);
+                    self.conclude_lead(pending, &flight, outcome, &target)
                 }
-                self.flights.borrow_mut().retain(|(k, _)| *k != key);
-                flight.finish(outcome.clone());
-                self.settle(read, &candidate, outcome, Caller::Leader)
+            },
+        }
+    }
+
+    fn park(&self, parked: Parked, promise: &Promise) -> JsValue {
+        let ticket = {
+            let mut slots = self.parked.borrow_mut();
+            match slots.iter().position(Option::is_none) {
+                Some(free) => {
+                    slots[free] = Some(parked);
+                    free
+                }
+                None => {
+                    slots.push(Some(parked));
+                    slots.len() - 1
+                }
             }
+        };
+        glue::await_step(ticket as u32, promise)
+    }
+
+    fn resume(&self, ticket: u32, resolved: JsValue) -> JsValue {
+        let parked = self.parked.borrow_mut().get_mut(ticket as usize).and_then(Option::take);
+        let Some(parked) = parked else {
+            // Only glue.js resumes, once per ticket; nothing to take on.
+            return JsValue::UNDEFINED;
+        };
+        match parked {
+            Parked::Following { pending, flight, target } => {
+                let outcome = flight.outcome().unwrap_or_else(|| FlightOutcome::Failed {
+                    cause: "the run making the call ended without an outcome".to_owned(),
+                });
+                let visit = self.settle(pending.read, &pending.candidate, outcome, Caller::Follower);
+                self.deliver(&target, &visit)
+            }
+            Parked::Calling { pending, flight, clock_before_call, target } => {
+                match self.after_call(&pending, resolved.unchecked_into(), clock_before_call) {
+                    AfterCall::Settled(outcome) => self.conclude_lead(pending, &flight, outcome, &target),
+                    AfterCall::Write { put, written } => {
+                        self.park(Parked::Writing { pending, flight, written, target }, &put)
+                    }
+                }
+            }
+            Parked::Writing { pending, flight, written, target } => {
+                let put: CallOutcome = resolved.unchecked_into();
+                let write_back = if put.ok() {
+                    WriteBack::Written
+                } else {
+                    let cause = put.cause();
+                    self.warn_once(|| warning::store_refused(&self.config.core.strategy_id, &cause));
+                    WriteBack::Failed(cause)
+                };
+                let Written { entry, summary_chars, usage } = written;
+                let outcome = FlightOutcome::Folded { entry, summary_chars, write_back, usage };
+                self.conclude_lead(pending, &flight, outcome, &target)
+            }
+        }
+    }
+
+    /// The leader's end: latch a refusal, free the span, hand the outcome to
+    /// its followers, and settle its own visit.
+    fn conclude_lead(&self, pending: Box<Pending>, flight: &Flight, outcome: FlightOutcome, target: &Target) -> JsValue {
+        let Pending { read, candidate, key, .. } = *pending;
+        if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
+            self.latch.borrow_mut().insert(key);
+        }
+        self.flights.borrow_mut().retain(|(k, _)| *k != key);
+        flight.finish(outcome.clone());
+        let visit = self.settle(read, &candidate, outcome, Caller::Leader);
+        self.deliver(target, &visit)
+    }
+
+    fn deliver(&self, target: &Target, visit: &Visit) -> JsValue {
+        match target {
+            Target::Scope(scope) => {
+                self.apply_to_scope(scope, visit);
+                JsValue::UNDEFINED
+            }
+            Target::Fold(loaded) => self.fold_result(loaded, visit),
         }
     }
 
@@ -227,35 +328,36 @@ impl StageState {
         glue::fold_result(&recall, &self.config.event_type, &payload)
     }
 
-    /// SPEC §4 steps 8–10 for the leading run: the one call, then the write.
-    async fn call_and_write(&self, pending: &Pending, clock_before_call: f64) -> FlightOutcome {
-        let Pending { read, identity, facts, candidate, span, .. } = pending;
+    /// SPEC §4 step 8 for the leading run: starts the one call. The promise
+    /// never rejects (glue.js turns every failure into an outcome).
+    fn start_call(&self, pending: &Pending) -> Result<Promise, String> {
+        let Pending { read, facts, span, .. } = pending;
         let core = &self.config.core;
-        let call = match &core.shape {
+        match &core.shape {
             Shape::Provider { model } => {
-                let Some(text) = span_transcript(read, span, facts) else {
-                    return self
-                        .failed("the span's entries could not be read again to write the transcript".to_owned());
-                };
-                glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, core.timeout_ms)
+                let text = span_transcript(read, span, facts)
+                    .ok_or("the span's entries could not be read again to write the transcript")?;
+                Ok(glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, core.timeout_ms))
             }
             Shape::Callback => {
-                glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, core.timeout_ms)
+                Ok(glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, core.timeout_ms))
             }
-        };
-        let outcome: CallOutcome = match JsFuture::from(call).await {
-            Ok(outcome) => outcome.unchecked_into(),
-            Err(error) => return self.failed(glue::cause_of(&error)),
-        };
+        }
+    }
+
+    /// SPEC §4 steps 9–10 once the summarizer has answered: refuse a summary
+    /// that is not smaller, else build the entry and start its write.
+    fn after_call(&self, pending: &Pending, outcome: CallOutcome, clock_before_call: f64) -> AfterCall {
+        let Pending { read, identity, candidate, span, .. } = pending;
+        let core = &self.config.core;
         if !outcome.ok() {
-            return self.failed(outcome.cause());
+            return AfterCall::Settled(self.failed(outcome.cause()));
         }
         let text = outcome.text();
         let usage = outcome.usage().map(|usage| Usage { input: usage.input(), output: usage.output() });
-        let model = core.model();
         let summary_chars = candidate.label_chars() + text.length() as usize;
         if summary_chars >= candidate.span.chars {
-            return FlightOutcome::NotSmaller { summary_chars, usage };
+            return AfterCall::Settled(FlightOutcome::NotSmaller { summary_chars, usage });
         }
         // "When the fold happened": after the call. A clock that broke during
         // the call falls back to the reading that was fine before it.
@@ -273,31 +375,25 @@ impl StageState {
             now,
             core.ttl_ms,
             &self.config.tier,
-            model.map(str::to_owned),
+            core.model().map(str::to_owned),
         );
         if entry.is_undefined() {
-            return self.failed("the span's entries could not be read again to build the summary entry".to_owned());
+            return AfterCall::Settled(
+                self.failed("the span's entries could not be read again to build the summary entry".to_owned()),
+            );
         }
-        let write_back = match &self.config.store {
-            None => WriteBack::NoStore,
+        match &self.config.store {
+            None => AfterCall::Settled(FlightOutcome::Folded {
+                entry,
+                summary_chars,
+                write_back: WriteBack::NoStore,
+                usage,
+            }),
             Some(store) => {
-                let refused = match JsFuture::from(glue::put_entry(store, identity, &entry)).await {
-                    Ok(put) => {
-                        let put: CallOutcome = put.unchecked_into();
-                        (!put.ok()).then(|| put.cause())
-                    }
-                    Err(error) => Some(glue::cause_of(&error)),
-                };
-                match refused {
-                    None => WriteBack::Written,
-                    Some(cause) => {
-                        self.warn_once(|| warning::store_refused(&self.config.core.strategy_id, &cause));
-                        WriteBack::Failed(cause)
-                    }
-                }
+                let put = glue::put_entry(store, identity, &entry);
+                AfterCall::Write { put, written: Written { entry, summary_chars, usage } }
             }
-        };
-        FlightOutcome::Folded { entry, summary_chars, write_back, usage }
+        }
     }
 
     fn failed(&self, cause: String) -> FlightOutcome {
