@@ -85,10 +85,6 @@ export function causeOf(error) {
   }
 }
 
-function finiteOrAbsent(value) {
-  return value === undefined || value === null || (typeof value === 'number' && Number.isFinite(value));
-}
-
 class RecallRead {
   constructor(snapshot) {
     this.snapshot = snapshot;
@@ -116,7 +112,7 @@ class RecallRead {
 const RECALL_EXPECTED = 'an array of memory entries, or undefined';
 
 /** `scope.identity` and `scope.loaded`, each read once, then `readRecall`. */
-export function readScope(scope) {
+export function readScope(scope, factsFrom) {
   // Identity first: a getter that re-enters the stage must not run between
   // filling the shared facts buffer and Rust copying it out.
   let identity;
@@ -131,7 +127,7 @@ export function readScope(scope) {
   } catch (error) {
     return new RecallRead([]).reject(-1, 'loaded', `unreadable (reading it threw: ${causeOf(error)})`, RECALL_EXPECTED);
   }
-  const read = readRecall(loaded);
+  const read = readRecall(loaded, factsFrom);
   read.identity = identity;
   return read;
 }
@@ -142,8 +138,12 @@ export function readScope(scope) {
  * facts, including whether a summary's `coveredIds` names the entry: ids are
  * matched here, where they live, instead of being copied into Wasm. On
  * invalid input, `invalid` names the first offending spot.
+ *
+ * `factsFrom` is the core's word on when facts matter with no summary in
+ * recall (`facts_needed_from`): below it every entry is still validated, but
+ * nothing is packed unless a summary turns up.
  */
-export function readRecall(loaded) {
+export function readRecall(loaded, factsFrom) {
   if (loaded === undefined || loaded === null) return new RecallRead([]);
   if (!Array.isArray(loaded)) return new RecallRead([]).reject(-1, 'loaded', describe(loaded), RECALL_EXPECTED);
   let snapshot;
@@ -154,12 +154,13 @@ export function readRecall(loaded) {
   }
   const read = new RecallRead(snapshot);
   const n = snapshot.length;
+  if (n < factsFrom && (readEntries(read, undefined) !== true || read.invalid !== undefined)) return read;
   const shared = !reading;
   if (shared && scratch.length < n * STRIDE) scratch = new Float64Array(Math.max(n * STRIDE, 2 * scratch.length));
   const facts = shared ? scratch : new Float64Array(n * STRIDE);
   reading = true;
   try {
-    fillFacts(read, facts);
+    readEntries(read, facts);
   } finally {
     if (shared) reading = false;
   }
@@ -167,8 +168,14 @@ export function readRecall(loaded) {
   return read;
 }
 
-function fillFacts(read, facts) {
+/**
+ * Validates every entry and, given `facts`, packs them. Without `facts` it
+ * stops at the first summary and returns true: the caller packs after all.
+ * The checks are written out inline: this loop is most of a visit's cost.
+ */
+function readEntries(read, facts) {
   const snapshot = read.snapshot;
+  const pack = facts !== undefined;
   let coveredIds;
   let i = 0;
   try {
@@ -183,39 +190,47 @@ function fillFacts(read, facts) {
         return read.reject(i, 'value', describe(value), 'an object with a `content`');
       }
       const content = value.content;
-      if (typeof content !== 'string' && content !== undefined && content !== null) {
+      let units = 0;
+      if (typeof content === 'string') units = content.length;
+      else if (content !== undefined && content !== null) {
         return read.reject(i, 'value.content', describe(content), 'a string, null or absent');
       }
-      const source = entry.source;
-      const turn = typeof source === 'object' && source !== null ? source.turn : undefined;
-      if (!finiteOrAbsent(turn)) return read.reject(i, 'source.turn', describe(turn), 'a finite number or absent');
-      const updatedAt = entry.updatedAt;
-      if (!finiteOrAbsent(updatedAt)) {
-        return read.reject(i, 'updatedAt', describe(updatedAt), 'a finite number or absent');
-      }
-
       const at = i * STRIDE;
       let flags = 0;
-      if (turn !== undefined && turn !== null) {
-        flags |= HAS_TURN;
-        facts[at + 1] = turn;
+      const source = entry.source;
+      if (typeof source === 'object' && source !== null) {
+        const turn = source.turn;
+        // `x - x === 0` is Number.isFinite for a number, without the call.
+        if (typeof turn === 'number' && turn - turn === 0) {
+          flags = HAS_TURN;
+          if (pack) facts[at + 1] = turn;
+        } else if (turn !== undefined && turn !== null) {
+          return read.reject(i, 'source.turn', describe(turn), 'a finite number or absent');
+        }
       }
-      if (updatedAt !== undefined && updatedAt !== null) {
+      const updatedAt = entry.updatedAt;
+      if (typeof updatedAt === 'number' && updatedAt - updatedAt === 0) {
         flags |= HAS_UPDATED_AT;
-        facts[at + 2] = updatedAt;
+        if (pack) facts[at + 2] = updatedAt;
+      } else if (updatedAt !== undefined && updatedAt !== null) {
+        return read.reject(i, 'updatedAt', describe(updatedAt), 'a finite number or absent');
       }
-      facts[at + 3] = typeof content === 'string' ? content.length : 0;
-      const coverage = coverageOf(entry);
+      const metadata = entry.metadata;
+      const coverage = metadata === undefined || metadata === null ? undefined : coverageOf(entry);
       if (coverage !== undefined) {
+        if (!pack) return true;
         flags |= IS_SUMMARY;
         read.summaryCount++;
         const toTurn = coverage.toTurn;
-        facts[at + 4] = typeof toTurn === 'number' && Number.isFinite(toTurn) ? toTurn : 0;
+        facts[at + 4] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
         for (const id of coverage.coveredIds) {
           if (typeof id === 'string') (coveredIds ??= new Set()).add(id);
         }
       }
-      facts[at] = flags;
+      if (pack) {
+        facts[at + 3] = units;
+        facts[at] = flags;
+      }
     }
     if (coveredIds !== undefined) {
       for (i = 0; i < snapshot.length; i++) {
@@ -226,6 +241,7 @@ function fillFacts(read, facts) {
   } catch (error) {
     read.reject(i, 'entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
   }
+  return false;
 }
 
 const utf8 = new TextEncoder();

@@ -8,15 +8,20 @@ extern "C" {
     /// One recall, snapshotted and validated by `readRecall`.
     pub type RecallRead;
 
+    /// `facts_from`: `decision::facts_needed_from`; below it facts are packed
+    /// only when a summary is present.
     #[wasm_bindgen(js_name = readRecall)]
-    pub fn read_recall(loaded: &JsValue) -> RecallRead;
+    pub fn read_recall(loaded: &JsValue, facts_from: u32) -> RecallRead;
     #[wasm_bindgen(js_name = readScope)]
-    pub fn read_scope(scope: &JsValue) -> RecallRead;
+    pub fn read_scope(scope: &JsValue, facts_from: u32) -> RecallRead;
     /// -1 for invalid input, else the number of entries.
     #[wasm_bindgen(method, getter)]
     pub fn status(this: &RecallRead) -> i32;
     #[wasm_bindgen(method, getter)]
     pub fn length(this: &RecallRead) -> u32;
+    /// The entries as read (`Array.from(loaded)`), a new array of the caller's objects.
+    #[wasm_bindgen(method, getter)]
+    pub fn snapshot(this: &RecallRead) -> js_sys::Array;
     #[wasm_bindgen(method, getter)]
     pub fn identity(this: &RecallRead) -> JsValue;
     /// The packed facts; empty when the read was invalid.

@@ -60,14 +60,14 @@ impl SummarizeStage {
     /// through `scope.$emit`. Returns undefined when the visit is settled,
     /// else an `Await` for glue.js (see `makeStage`).
     pub fn run(&self, scope: JsValue) -> JsValue {
-        let step = self.state.prepare(glue::read_scope(&scope), None);
+        let step = self.state.prepare(glue::read_scope(&scope, self.state.facts_from()), None);
         self.state.advance(step, Target::Scope(scope))
     }
 
     /// The same visit without a scope: `{ recall, events }` when settled,
     /// else an `Await`.
     pub fn fold(&self, loaded: JsValue, identity: JsValue) -> JsValue {
-        let step = self.state.prepare(glue::read_recall(&loaded), Some(identity));
+        let step = self.state.prepare(glue::read_recall(&loaded, self.state.facts_from()), Some(identity));
         self.state.advance(step, Target::Fold(loaded))
     }
 
@@ -127,6 +127,9 @@ struct Visit {
     /// Invalid input: recall is left exactly as given, so `fold` hands the
     /// caller's own value back (whatever it was) instead of a rebuilt array.
     untouched: bool,
+    /// Decided before any fact was read: recall is the snapshot as read, and
+    /// `settled.recall` is left empty rather than spelled out slot by slot.
+    as_read: bool,
 }
 
 /// Where a visit stands after its synchronous part.
@@ -152,12 +155,16 @@ struct Pending {
 }
 
 impl StageState {
+    fn facts_from(&self) -> u32 {
+        u32::try_from(decision::facts_needed_from(&self.config.core)).unwrap_or(u32::MAX)
+    }
+
     /// SPEC §4 steps 1–7 and the §8 checks that precede a call: everything
     /// up to the summarizer call, with no await, so no borrow spans one.
     /// `identity` is `None` for a scope read, which carries its own.
     fn prepare(&self, read: RecallRead, identity: Option<JsValue>) -> Step {
         let done = |read: RecallRead, settled: Settled| {
-            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false })
+            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false, as_read: false })
         };
         let Ok(len) = usize::try_from(read.status()) else {
             let spot = read.invalid().map(|spot| InvalidSpot {
@@ -168,9 +175,9 @@ impl StageState {
             });
             return Step::Done(self.invalid(read, &spot.unwrap_or_default()));
         };
-        let unchanged = || Settled { recall: (0..len as u32).collect(), event: None };
         if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
-            return done(read, unchanged());
+            let settled = Settled { recall: Vec::new(), event: None };
+            return Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false, as_read: true });
         }
         let facts = parse_facts(&read.facts().to_vec());
         let candidate = match decision::plan(&self.config.core, &facts, partition(&facts)) {
@@ -306,7 +313,7 @@ impl StageState {
 
     /// Assigns `scope.loaded` when recall changed, then emits.
     fn apply_to_scope(&self, scope: &JsValue, visit: &Visit) {
-        if !visit.settled.is_unchanged(visit.read.length() as usize) {
+        if !visit.as_read && !visit.settled.is_unchanged(visit.read.length() as usize) {
             glue::assign_loaded(scope, &visit.read, &visit.settled.recall, &visit.new_summary);
         }
         if let Some(event) = &visit.settled.event {
@@ -322,6 +329,9 @@ impl StageState {
         };
         let recall: JsValue = if visit.untouched {
             loaded.clone()
+        } else if visit.as_read {
+            // A fresh array already: `readRecall` copied it out of `loaded`.
+            visit.read.snapshot().into()
         } else {
             glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary).into()
         };
@@ -412,13 +422,13 @@ impl StageState {
                 (candidate.folded(summary_chars, &write_back, model, usage, caller), entry)
             }
         };
-        Visit { read, settled, new_summary, untouched: false }
+        Visit { read, settled, new_summary, untouched: false, as_read: false }
     }
 
     fn invalid(&self, read: RecallRead, spot: &InvalidSpot) -> Visit {
         let settled = decision::invalid_input(read.length() as usize, spot);
         self.warn_about(settled.event.as_ref());
-        Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: true }
+        Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: true, as_read: false }
     }
 
     fn clock(&self) -> Result<f64, String> {

@@ -53,7 +53,13 @@ pub struct Candidate {
 /// unchanged and there is nothing to explain. Lets the bindings skip copying
 /// the facts into Wasm.
 pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summary_count: usize) -> bool {
-    summary_count == 0 && loaded_len < config.trigger_min_entries
+    summary_count == 0 && loaded_len < facts_needed_from(config)
+}
+
+/// The recall length from which facts are needed even with no summary in
+/// recall. Below it a reader only has to validate, and count summaries.
+pub fn facts_needed_from(config: &StageConfig) -> usize {
+    config.trigger_min_entries
 }
 
 pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {

@@ -785,8 +785,9 @@ async fn invalid_input_leaves_recall_untouched_and_is_explained() {
         ("[E(0), { ...E(1), source: { turn: '3' } }]", "invalid-input: loaded[1].source.turn is a string"),
         ("[E(0), { ...E(1), updatedAt: Infinity }]", "invalid-input: loaded[1].updatedAt is a number (Infinity)"),
     ];
-    for (loaded, expected) in cases {
-        let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 0, "preserveRecent": 0 }));
+    // Below the trigger too: every visit validates, fold or not.
+    for (&(loaded, expected), trigger) in cases.iter().flat_map(|case| [(case, 0), (case, 100)]) {
+        let f = Fixture::new(json!({}), json!({ "triggerMinEntries": trigger, "preserveRecent": 0 }));
         f.h.capture_warnings();
         let value = eval(&format!(
             "(() => {{ const E = (i) => ({{ id: 'e' + i, value: {{ role: 'user', content: 'x'.repeat(900) }}, source: {{ turn: i }}, updatedAt: i }}); return {loaded}; }})()"
@@ -798,9 +799,9 @@ async fn invalid_input_leaves_recall_untouched_and_is_explained() {
         f.h.restore_warnings();
         assert!(same(&get(&scope, "loaded"), &value), "{loaded}: recall untouched");
         let events = parse(&to_json(&get(&scope, "events")));
-        assert_eq!(events.as_array().unwrap().len(), 1, "{loaded}");
+        assert_eq!(events.as_array().unwrap().len(), 1, "{loaded}, trigger {trigger}");
         let text = events[0]["reason"].as_str().unwrap();
-        assert!(text.starts_with(expected), "{loaded}: {text}");
+        assert!(text.starts_with(expected), "{loaded}, trigger {trigger}: {text}");
         assert_eq!(events[0]["scoreEvidence"]["summarizerCalled"], false);
         assert_eq!(f.call_count(), 0);
         assert_eq!(f.field("warnings").as_array().unwrap().len(), 1);
