@@ -18,10 +18,11 @@ wasm-bindgen --target web --out-dir target/bindgen --no-typescript "${keep_names
   target/wasm32-unknown-unknown/release/footprint_summarize.wasm
 # binaryen from npm (Debian's 108 breaks the externref table wasm-bindgen
 # emits). Rust enables these Wasm features by default; binaryen must be told.
+# The producers and target-features sections are read by no runtime.
 # FPS_WASM_NAMES=1 keeps function names, for readable CPU profiles.
 names=()
 if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then names=(-g); fi
-node_modules/.bin/wasm-opt -Oz "${names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+node_modules/.bin/wasm-opt -Oz --strip-producers --strip-target-features "${names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   target/bindgen/footprint_summarize_bg.wasm -o target/bindgen/footprint_summarize_bg.wasm
 node scripts/assemble-package.mjs
