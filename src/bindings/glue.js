@@ -93,6 +93,7 @@ class RecallRead {
     this.summaryCount = 0;
     this.invalid = undefined;
     this.keyLengths = undefined;
+    this.keyText = undefined;
     this.textLengths = undefined;
     this.spanContents = undefined;
   }
@@ -247,10 +248,10 @@ function readEntries(read, facts) {
 const utf8 = new TextEncoder();
 
 /**
- * The identity key, then the span's ids, as UTF-8 bytes: the span key's text.
- * Bytes, because a native encode plus one copy beats handing Wasm a string
- * (wasm-bindgen copies strings with a per-char JS loop). Undefined when an id
- * can no longer be read as the string it was a moment ago.
+ * The span key's text: the identity key, then the span's ids, joined, with
+ * each part's UTF-16 length. Kept on `read` for `encodeSpanKey`; returns the
+ * text's UTF-16 length, or -1 when an id can no longer be read as the string
+ * it was a moment ago.
  */
 export function readSpanKey(read, identity, span) {
   try {
@@ -260,15 +261,28 @@ export function readSpanKey(read, identity, span) {
     let joined = key;
     for (let k = 0; k < span.length; k++) {
       const id = read.snapshot[span[k]].id;
-      if (typeof id !== 'string') return undefined;
+      if (typeof id !== 'string') return -1;
       lengths[k + 1] = id.length;
       joined += id;
     }
     read.keyLengths = lengths;
-    return utf8.encode(joined);
+    read.keyText = joined;
+    return joined.length;
   } catch {
-    return undefined;
+    return -1;
   }
+}
+
+/**
+ * Writes the span key's lengths and its text's UTF-8 straight into Wasm
+ * memory (`bytes` and `lengths` are views of it): one native encode, no copy
+ * in between. Runs no user code, so the views stay valid. Returns the bytes
+ * written, or -1 when `bytes` is too small for the whole text.
+ */
+export function encodeSpanKey(read, bytes, lengths) {
+  lengths.set(read.keyLengths);
+  const { read: units, written } = utf8.encodeInto(read.keyText, bytes);
+  return units === read.keyText.length ? written : -1;
 }
 
 /**

@@ -31,8 +31,6 @@ extern "C" {
     pub fn invalid(this: &RecallRead) -> Option<InvalidSpotJs>;
     #[wasm_bindgen(method, getter, js_name = summaryCount)]
     pub fn summary_count(this: &RecallRead) -> u32;
-    #[wasm_bindgen(method, getter, js_name = keyLengths)]
-    pub fn key_lengths(this: &RecallRead) -> Uint32Array;
     #[wasm_bindgen(method, getter, js_name = textLengths)]
     pub fn text_lengths(this: &RecallRead) -> Uint32Array;
 
@@ -46,9 +44,13 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn expected(this: &InvalidSpotJs) -> String;
 
-    /// None when a span entry can no longer be read as it was.
+    /// The span key text's UTF-16 length; -1 when a span entry can no longer be read as it was.
     #[wasm_bindgen(js_name = readSpanKey)]
-    pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> Option<js_sys::Uint8Array>;
+    pub fn read_span_key(read: &RecallRead, identity: &JsValue, span: &[u32]) -> i32;
+    /// Fills `lengths` (span length + 1) and the UTF-8 of the key text; the
+    /// bytes written, or -1 when `bytes` is too small.
+    #[wasm_bindgen(js_name = encodeSpanKey)]
+    pub fn encode_span_key(read: &RecallRead, bytes: &mut [u8], lengths: &mut [u32]) -> i32;
     /// None when a span entry can no longer be read as it was.
     #[wasm_bindgen(js_name = readSpanText)]
     pub fn read_span_text(read: &RecallRead, span: &[u32]) -> Option<String>;

@@ -186,10 +186,10 @@ impl StageState {
         };
         let identity = identity.unwrap_or_else(|| read.identity());
         let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
-        let Some(key_text) = glue::read_span_key(&read, &identity, &span) else {
+        let Ok(key_units) = usize::try_from(glue::read_span_key(&read, &identity, &span)) else {
             return Step::Done(self.invalid(read, &changed_while_read()));
         };
-        let key = SpanKey::new(&key_text.to_vec(), &read.key_lengths().to_vec());
+        let key = span_key(&read, key_units, span.len());
 
         if self.latch.borrow().contains(key) {
             return done(read, candidate.latched());
@@ -491,6 +491,21 @@ fn parse_facts(packed: &[f64]) -> Vec<EntryFacts> {
             }
         })
         .collect()
+}
+
+/// The span key from the text `read_span_key` left on `read`: encoded
+/// straight into a buffer here. One byte per UTF-16 unit fits ASCII ids
+/// exactly; anything else is encoded again into the worst case, 3 per unit.
+fn span_key(read: &RecallRead, units: usize, span_len: usize) -> SpanKey {
+    let mut lengths = vec![0u32; span_len + 1];
+    let mut bytes = vec![0u8; units];
+    let mut written = glue::encode_span_key(read, &mut bytes, &mut lengths);
+    if written < 0 {
+        bytes = vec![0u8; 3 * units];
+        written = glue::encode_span_key(read, &mut bytes, &mut lengths);
+    }
+    let written = usize::try_from(written).unwrap_or(0);
+    SpanKey::new(bytes.get(..written).unwrap_or_default(), &lengths)
 }
 
 /// A getter that returned one thing when recall was read and another now.

@@ -6,6 +6,7 @@
 //! costs 16 bytes per span however long the ids are.
 
 use std::collections::{HashSet, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Identity + span ids, hashed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,20 +25,24 @@ impl SpanKey {
             Lane::new(0x243f_6a88_85a3_08d3, 0xa076_1d64_78bd_642f),
             Lane::new(0x1319_8a2e_0370_7344, 0xe703_7ed1_a0b4_28db),
         ];
-        for lane in &mut lanes {
-            lane.write(lengths.len() as u64);
-            for &length in lengths {
-                lane.write(u64::from(length));
+        // Both lanes take each word in the same pass: their multiplies are
+        // independent, so they overlap instead of reading the bytes twice.
+        let mut write = |word: u64| {
+            for lane in &mut lanes {
+                lane.write(word);
             }
-            let bytes = joined;
-            let mut words = bytes.chunks_exact(8);
-            for word in &mut words {
-                lane.write(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-            }
-            let mut tail = [0u8; 8];
-            tail[..words.remainder().len()].copy_from_slice(words.remainder());
-            lane.write(u64::from_le_bytes(tail) ^ ((bytes.len() as u64) << 56));
+        };
+        write(lengths.len() as u64);
+        for &length in lengths {
+            write(u64::from(length));
         }
+        let mut words = joined.chunks_exact(8);
+        for word in &mut words {
+            write(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        }
+        let mut tail = [0u8; 8];
+        tail[..words.remainder().len()].copy_from_slice(words.remainder());
+        write(u64::from_le_bytes(tail) ^ ((joined.len() as u64) << 56));
         SpanKey((u128::from(lanes[0].finish()) << 64) | u128::from(lanes[1].finish()))
     }
 }
@@ -69,10 +74,31 @@ impl Lane {
     }
 }
 
+/// Keys are hashes already: their low 64 bits index the set as they are.
+/// (std's default SipHash with random seeds would also cost about 1 KB of Wasm.)
+#[derive(Default)]
+struct KeyBits(u64);
+
+impl Hasher for KeyBits {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        self.0 = key as u64;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Remembers at most `capacity` keys; past that the oldest is forgotten
 /// (forgetting costs at most one repeated call for that span).
 pub struct Latch {
-    keys: HashSet<SpanKey>,
+    keys: HashSet<SpanKey, BuildHasherDefault<KeyBits>>,
     order: VecDeque<SpanKey>,
     capacity: usize,
 }
@@ -81,7 +107,7 @@ impl Latch {
     pub const DEFAULT_CAPACITY: usize = 4096;
 
     pub fn new(capacity: usize) -> Latch {
-        Latch { keys: HashSet::new(), order: VecDeque::new(), capacity: capacity.max(1) }
+        Latch { keys: HashSet::default(), order: VecDeque::new(), capacity: capacity.max(1) }
     }
 
     pub fn contains(&self, key: SpanKey) -> bool {

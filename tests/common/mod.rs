@@ -457,6 +457,25 @@ async fn a_refused_span_is_latched_and_not_re_asked_until_it_grows() {
     assert_eq!(f.call_count(), 2, "a grown span is a new key");
 }
 
+/// Ids past ASCII take the span key's second encoding pass; two spans that
+/// differ only there are two keys, and each is latched on its own.
+#[wasm_bindgen_test]
+async fn span_keys_tell_apart_ids_that_differ_past_ascii() {
+    let f = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
+    let with_last_id = |id: &str| {
+        let loaded = conversation(6, 2, 100, "c1");
+        with_property(&at(&loaded, 7), "id", &JsValue::from_str(id));
+        loaded
+    };
+    f.run(&f.scope(&with_last_id("msg-4-1-Zoë"))).await;
+    f.run(&f.scope(&with_last_id("msg-4-1-Zoé"))).await;
+    assert_eq!(f.call_count(), 2, "ë and é are different spans");
+    f.run(&f.scope(&with_last_id("msg-4-1-Zoë"))).await;
+    f.run(&f.scope(&with_last_id("msg-4-1-Zoé"))).await;
+    f.run(&f.scope(&with_last_id("msg-4-1-😀"))).await;
+    assert_eq!(f.call_count(), 3, "each refused span is latched; the emoji span is new");
+}
+
 // ---------------------------------------------------------------- SPEC §4 step 8 and §5
 
 #[wasm_bindgen_test]
