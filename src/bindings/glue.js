@@ -340,30 +340,33 @@ function identityKey(identity) {
 /**
  * Runs `start(signal)` under an optional deadline. Never rejects: resolves to
  * `{ ok, text, usage, cause }`. Past the deadline the signal is aborted and a
- * late answer is ignored. `start` and `readText` run inside the promise
- * chain, so whatever they throw becomes a failed outcome.
+ * late answer is ignored. `start` and `readText` run inside the try, so
+ * whatever they throw, at once or later, becomes a failed outcome.
  */
-function underDeadline(start, timeoutMs, readText) {
-  const controller = timeoutMs === undefined ? undefined : new AbortController();
-  const call = new Promise((resolve) => resolve(start(controller?.signal)));
+async function underDeadline(start, timeoutMs, readText) {
+  if (timeoutMs === undefined) {
+    try {
+      return readText(await start(undefined));
+    } catch (error) {
+      return { ok: false, cause: causeOf(error) };
+    }
+  }
+  const controller = new AbortController();
   let timer;
-  const raced =
-    controller === undefined
-      ? call
-      : Promise.race([
-          call,
-          new Promise((_, reject) => {
-            timer = setTimeout(() => {
-              const error = new Error(`timed out after ${timeoutMs} ms`);
-              controller.abort(error);
-              reject(error);
-            }, timeoutMs);
-          }),
-        ]);
-  return raced
-    .then(readText)
-    .catch((error) => ({ ok: false, cause: causeOf(error) }))
-    .finally(() => clearTimeout(timer));
+  try {
+    const deadline = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`timed out after ${timeoutMs} ms`);
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
+    return readText(await Promise.race([start(controller.signal), deadline]));
+  } catch (error) {
+    return { ok: false, cause: causeOf(error) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function textOutcome(text, usage) {
@@ -413,11 +416,13 @@ export function callCallback(llm, systemPrompt, read, span, timeoutMs) {
 }
 
 /** store.put(identity, entry); never rejects. */
-export function putEntry(store, identity, entry) {
-  return new Promise((resolve) => resolve(store.put(identity, entry))).then(
-    () => ({ ok: true }),
-    (error) => ({ ok: false, cause: causeOf(error) }),
-  );
+export async function putEntry(store, identity, entry) {
+  try {
+    await store.put(identity, entry);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, cause: causeOf(error) };
+  }
 }
 
 /** The ids of the entries at `indices` (a view into Wasm memory). */
