@@ -2,13 +2,15 @@
 //! summarizer call and one write. The first run leads; the others wait on
 //! the flight's promise, then read the shared outcome here.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use js_sys::Promise;
 use wasm_bindgen::JsValue;
 
 use super::glue::{self, FlightSignal};
+use super::span_key::SpanSource;
 use crate::core::events::{Usage, WriteBack};
+use crate::core::latch::SpanKey;
 
 /// What the leading run's call came to, as every waiting run needs it.
 #[derive(Clone)]
@@ -18,14 +20,40 @@ pub enum FlightOutcome {
     Folded { entry: JsValue, summary_chars: usize, write_back: WriteBack, usage: Option<Usage> },
 }
 
-#[derive(Default)]
 pub struct Flight {
+    span_entries: usize,
+    source: SpanSource,
+    /// The leader's span key, once something has needed it.
+    key: Cell<Option<SpanKey>>,
     outcome: RefCell<Option<FlightOutcome>>,
     /// Made when the first follower arrives: most flights have none.
     signal: RefCell<Option<FlightSignal>>,
 }
 
 impl Flight {
+    /// `key` when the leader has read it already; else it is read on demand.
+    pub fn new(source: SpanSource, key: Option<SpanKey>) -> Flight {
+        Flight {
+            span_entries: source.span.len(),
+            source,
+            key: Cell::new(key),
+            outcome: RefCell::new(None),
+            signal: RefCell::new(None),
+        }
+    }
+
+    pub fn span_entries(&self) -> usize {
+        self.span_entries
+    }
+
+    /// The leader's span key; None when its ids can no longer be read.
+    pub fn key(&self) -> Option<SpanKey> {
+        if self.key.get().is_none() {
+            self.key.set(self.source.key());
+        }
+        self.key.get()
+    }
+
     /// Resolves once the leader has finished; then `outcome` is set.
     pub fn promise(&self) -> Promise {
         self.signal.borrow_mut().get_or_insert_with(glue::new_flight_signal).promise()

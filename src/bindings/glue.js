@@ -425,10 +425,17 @@ export async function putEntry(store, identity, entry) {
   }
 }
 
-/** The ids of the entries at `indices` (a view into Wasm memory). */
+/**
+ * The ids of the entries at `indices` (a view into Wasm memory); undefined
+ * when one is no longer the string it was when recall was read.
+ */
 function idsAt(snapshot, indices) {
   const ids = new Array(indices.length);
-  for (let k = 0; k < indices.length; k++) ids[k] = snapshot[indices[k]].id;
+  for (let k = 0; k < indices.length; k++) {
+    const id = snapshot[indices[k]].id;
+    if (typeof id !== 'string') return undefined;
+    ids[k] = id;
+  }
   return ids;
 }
 
@@ -441,6 +448,7 @@ export function summaryEntry(read, span, id, header, text, fromTurn, toTurn, anc
   try {
     const snapshot = read.snapshot;
     const coveredIds = idsAt(snapshot, span);
+    if (coveredIds === undefined) return undefined;
     const coverage =
       model === undefined
         ? { fromTurn, toTurn, entryCount: span.length, coveredIds, summarizedAtMs: now }
@@ -499,8 +507,9 @@ export function eventPayload(strategyId, strategyKind, reason, inputCount, outpu
     droppedIds = idsAt(read.snapshot, dropped);
   } catch {
     // An id getter that throws now returned a string when recall was read.
-    droppedIds = Array.from(dropped, () => null);
   }
+  // Such ids are reported as null; the entries themselves are unaffected.
+  droppedIds ??= Array.from(dropped, () => null);
   return {
     strategyId,
     strategyKind,

@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
     /// One recall, snapshotted and validated by `readRecall`.
+    #[derive(Clone)]
     pub type RecallRead;
 
     /// `facts_from`: `decision::facts_needed_from`; below it facts are packed

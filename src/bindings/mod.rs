@@ -6,6 +6,7 @@ mod extractive;
 pub use extractive::{extractive_budget, extractive_summary};
 mod flight;
 mod glue;
+mod span_key;
 mod stage;
 
 use wasm_bindgen::prelude::*;

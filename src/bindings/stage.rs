@@ -17,6 +17,7 @@ use wasm_bindgen::JsCast;
 
 use super::config::JsConfig;
 use super::flight::{Flight, FlightOutcome};
+use super::span_key::SpanSource;
 use super::glue::{self, CallOutcome, RecallRead};
 use crate::core::config::Shape;
 use crate::core::decision::{self, Candidate, Plan, Settled};
@@ -82,7 +83,7 @@ struct StageState {
     config: JsConfig,
     latch: RefCell<Latch>,
     /// Spans being summarized right now: a handful at most, so a Vec.
-    flights: RefCell<Vec<(SpanKey, Rc<Flight>)>>,
+    flights: RefCell<Vec<Rc<Flight>>>,
     /// Visits waiting on a promise, by ticket; a freed slot is reused.
     parked: RefCell<Vec<Option<Parked>>>,
     warned: Cell<bool>,
@@ -150,8 +151,9 @@ struct Pending {
     facts: Vec<EntryFacts>,
     candidate: Candidate,
     /// The span's indices into the snapshot, as the glue takes them.
-    span: Vec<u32>,
-    key: SpanKey,
+    span: Rc<[u32]>,
+    /// Read only when a latched span or a flight had the same length.
+    key: Option<SpanKey>,
 }
 
 impl StageState {
@@ -185,33 +187,51 @@ impl StageState {
             Plan::Consider(candidate) => candidate,
         };
         let identity = identity.unwrap_or_else(|| read.identity());
-        let span: Vec<u32> = candidate.span_indices().iter().map(|&i| i as u32).collect();
-        let Ok(key_units) = usize::try_from(glue::read_span_key(&read, &identity, &span)) else {
-            return Step::Done(self.invalid(read, &changed_while_read()));
-        };
-        let key = span_key(&read, key_units, span.len());
-
-        if self.latch.borrow().contains(key) {
-            return done(read, candidate.latched());
+        let span: Rc<[u32]> = candidate.span_indices().iter().map(|&i| i as u32).collect();
+        let source = SpanSource { read, identity, span };
+        let entries = source.span.len();
+        let mut key = None;
+        if self.latch.borrow().may_hold_span_of(entries) {
+            let Some(read_key) = source.key() else {
+                return Step::Done(self.invalid(source.read, &changed_while_read()));
+            };
+            if self.latch.borrow().contains(read_key) {
+                return done(source.read, candidate.latched());
+            }
+            key = Some(read_key);
         }
         if candidate.cannot_pass() {
-            return done(read, candidate.predicted_not_smaller());
+            return done(source.read, candidate.predicted_not_smaller());
         }
-        let in_flight = self.flights.borrow().iter().find(|(k, _)| *k == key).map(|(_, flight)| flight.clone());
-        let pending = Box::new(Pending { read, identity, facts, candidate, span, key });
+        // Cloned out, so no borrow is held while keys are read from JS.
+        let same_length: Vec<Rc<Flight>> =
+            self.flights.borrow().iter().filter(|flight| flight.span_entries() == entries).cloned().collect();
+        let mut in_flight = None;
+        if !same_length.is_empty() {
+            let Some(read_key) = key.or_else(|| source.key()) else {
+                return Step::Done(self.invalid(source.read, &changed_while_read()));
+            };
+            key = Some(read_key);
+            in_flight = same_length.into_iter().find(|flight| flight.key() == Some(read_key));
+        }
+        let pending = |source: SpanSource, candidate: Candidate| {
+            let SpanSource { read, identity, span } = source;
+            Box::new(Pending { read, identity, facts, candidate, span, key })
+        };
         if let Some(flight) = in_flight {
-            return Step::Follow { pending, flight };
+            return Step::Follow { pending: pending(source, candidate), flight };
         }
         let clock_before_call = match self.clock() {
             Ok(now) => now,
             Err(found) => {
-                let settled = pending.candidate.invalid_clock(&found);
+                let settled = candidate.invalid_clock(&found);
                 self.warn_about(settled.event.as_ref());
-                return done(pending.read, settled);
+                return done(source.read, settled);
             }
         };
-        let flight = Rc::new(Flight::default());
-        self.flights.borrow_mut().push((key, flight.clone()));
+        let flight = Rc::new(Flight::new(source.clone(), key));
+        self.flights.borrow_mut().push(flight.clone());
+        let pending = pending(source, candidate);
         Step::Lead { pending, flight, clock_before_call }
     }
 
@@ -290,12 +310,22 @@ impl StageState {
 
     /// The leader's end: latch a refusal, free the span, hand the outcome to
     /// its followers, and settle its own visit.
-    fn conclude_lead(&self, pending: Box<Pending>, flight: &Flight, outcome: FlightOutcome, target: &Target) -> JsValue {
+    fn conclude_lead(
+        &self,
+        pending: Box<Pending>,
+        flight: &Rc<Flight>,
+        outcome: FlightOutcome,
+        target: &Target,
+    ) -> JsValue {
         let Pending { read, candidate, key, .. } = *pending;
         if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
-            self.latch.borrow_mut().insert(key);
+            // Read now if nothing needed it before; ids that can no longer
+            // be read leave the span unlatched (one more call, at worst).
+            if let Some(key) = key.or_else(|| flight.key()) {
+                self.latch.borrow_mut().insert(key, candidate.span.entries);
+            }
         }
-        self.flights.borrow_mut().retain(|(k, _)| *k != key);
+        self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
         flight.finish(outcome.clone());
         let visit = self.settle(read, &candidate, outcome, Caller::Leader);
         self.deliver(target, &visit)
@@ -491,21 +521,6 @@ fn parse_facts(packed: &[f64]) -> Vec<EntryFacts> {
             }
         })
         .collect()
-}
-
-/// The span key from the text `read_span_key` left on `read`: encoded
-/// straight into a buffer here. One byte per UTF-16 unit fits ASCII ids
-/// exactly; anything else is encoded again into the worst case, 3 per unit.
-fn span_key(read: &RecallRead, units: usize, span_len: usize) -> SpanKey {
-    let mut lengths = vec![0u32; span_len + 1];
-    let mut bytes = vec![0u8; units];
-    let mut written = glue::encode_span_key(read, &mut bytes, &mut lengths);
-    if written < 0 {
-        bytes = vec![0u8; 3 * units];
-        written = glue::encode_span_key(read, &mut bytes, &mut lengths);
-    }
-    let written = usize::try_from(written).unwrap_or(0);
-    SpanKey::new(bytes.get(..written).unwrap_or_default(), &lengths)
 }
 
 /// A getter that returned one thing when recall was read and another now.

@@ -76,6 +76,8 @@ impl Lane {
 
 /// Keys are hashes already: their low 64 bits index the set as they are.
 /// (std's default SipHash with random seeds would also cost about 1 KB of Wasm.)
+type ByBits = BuildHasherDefault<KeyBits>;
+
 #[derive(Default)]
 struct KeyBits(u64);
 
@@ -97,9 +99,15 @@ impl Hasher for KeyBits {
 
 /// Remembers at most `capacity` keys; past that the oldest is forgotten
 /// (forgetting costs at most one repeated call for that span).
+///
+/// It also counts latched spans by length (modulo 256). A span's key costs a
+/// read of every id in it, and a span whose length has no count cannot be
+/// latched, so the stage asks `may_hold_span_of` first. Lengths that share a
+/// count only cost that read.
 pub struct Latch {
-    keys: HashSet<SpanKey, BuildHasherDefault<KeyBits>>,
-    order: VecDeque<SpanKey>,
+    keys: HashSet<SpanKey, ByBits>,
+    order: VecDeque<(SpanKey, usize)>,
+    by_length: [u16; 256],
     capacity: usize,
 }
 
@@ -107,22 +115,35 @@ impl Latch {
     pub const DEFAULT_CAPACITY: usize = 4096;
 
     pub fn new(capacity: usize) -> Latch {
-        Latch { keys: HashSet::default(), order: VecDeque::new(), capacity: capacity.max(1) }
+        Latch {
+            keys: HashSet::default(),
+            order: VecDeque::new(),
+            by_length: [0; 256],
+            // A `u16` counts the spans of a length.
+            capacity: capacity.clamp(1, usize::from(u16::MAX)),
+        }
+    }
+
+    /// False when no latched span has `entries` entries.
+    pub fn may_hold_span_of(&self, entries: usize) -> bool {
+        self.by_length[entries % 256] > 0
     }
 
     pub fn contains(&self, key: SpanKey) -> bool {
         self.keys.contains(&key)
     }
 
-    pub fn insert(&mut self, key: SpanKey) {
+    /// Latches the span with `key`, which has `entries` entries.
+    pub fn insert(&mut self, key: SpanKey, entries: usize) {
         if !self.keys.insert(key) {
             return;
         }
-        self.order.push_back(key);
+        self.order.push_back((key, entries));
+        self.by_length[entries % 256] += 1;
         while self.order.len() > self.capacity {
-            if let Some(oldest) = self.order.pop_front() {
-                self.keys.remove(&oldest);
-            }
+            let Some((oldest, entries)) = self.order.pop_front() else { break };
+            self.keys.remove(&oldest);
+            self.by_length[entries % 256] -= 1;
         }
     }
 
@@ -169,13 +190,21 @@ mod tests {
     fn latch_is_bounded_and_forgets_the_oldest() {
         let mut latch = Latch::new(3);
         for i in 0..5 {
-            latch.insert(key("x", &[&i.to_string()]));
+            latch.insert(key("x", &[&i.to_string()]), i);
         }
         assert_eq!(latch.len(), 3);
         assert!(!latch.contains(key("x", &["0"])));
         assert!(!latch.contains(key("x", &["1"])));
         assert!(latch.contains(key("x", &["4"])));
-        latch.insert(key("x", &["4"]));
+        latch.insert(key("x", &["4"]), 4);
         assert_eq!(latch.len(), 3, "re-inserting is a no-op");
+        let lengths: Vec<bool> = (0..6).map(|entries| latch.may_hold_span_of(entries)).collect();
+        assert_eq!(lengths, [false, false, true, true, true, false], "forgotten spans' lengths are forgotten too");
+        latch.insert(key("y", &["a", "b"]), 2);
+        latch.insert(key("y", &["c", "d"]), 2);
+        assert!(!latch.may_hold_span_of(3) && latch.may_hold_span_of(2), "the span of 3 was forgotten; two spans of 2 came");
+        latch.insert(key("z", &["e"]), 5);
+        assert!(latch.may_hold_span_of(2) && !latch.may_hold_span_of(4), "the span of 4 was forgotten, those of 2 stay");
+        assert!(latch.may_hold_span_of(258), "lengths share a count modulo 256: a possible match, never a missed one");
     }
 }

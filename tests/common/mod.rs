@@ -738,6 +738,32 @@ async fn sixteen_concurrent_runs_over_one_span_make_one_call_and_one_put() {
     }
 }
 
+/// In flight together, spans of the same length from two conversations are
+/// told apart by their keys (read only once a second run needs them).
+#[wasm_bindgen_test]
+async fn concurrent_spans_of_equal_length_in_two_conversations_are_not_coalesced() {
+    let f = Fixture::new(json!({ "reply": { "gate": true, "text": "shared summary" } }), small_config());
+    let fold: Function = get(&f.stage, "fold").dyn_into().unwrap();
+    let start = |conversation_id: &str| -> Promise {
+        let loaded = conversation(6, 2, 100, conversation_id);
+        let identity = js(&json!({ "conversationId": conversation_id }));
+        fold.call2(&JsValue::UNDEFINED, &loaded, &identity).unwrap().dyn_into().unwrap()
+    };
+    let (a, b, a_again) = (start("a"), start("b"), start("a"));
+    JsFuture::from(sleep(5)).await.unwrap();
+    assert_eq!(f.call_count(), 2, "a and b each call; the second run of a waits for the first");
+    f.h.release();
+    let mut coalesced = Vec::new();
+    for promise in [a, b, a_again] {
+        let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
+        let evidence = &result["events"][0]["payload"]["scoreEvidence"];
+        assert_eq!(result["recall"][0]["id"], "msg-summary-1-4", "{result}");
+        coalesced.push(evidence["coalesced"] == true);
+    }
+    assert_eq!(coalesced, [false, false, true]);
+    assert_eq!(f.call_count(), 2);
+}
+
 #[wasm_bindgen_test]
 async fn two_conversations_with_identical_ids_fold_independently() {
     let f = Fixture::new(json!({ "reply": { "text": "w".repeat(5000) } }), small_config());
