@@ -177,7 +177,7 @@ export function readRecall(loaded, factsFrom) {
 function readEntries(read, facts) {
   const snapshot = read.snapshot;
   const pack = facts !== undefined;
-  let coveredIds;
+  let coveredIdLists;
   let i = 0;
   try {
     for (; i < snapshot.length; i++) {
@@ -224,25 +224,81 @@ function readEntries(read, facts) {
         read.summaryCount++;
         const toTurn = coverage.toTurn;
         facts[at + 4] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
-        for (const id of coverage.coveredIds) {
-          if (typeof id === 'string') (coveredIds ??= new Set()).add(id);
-        }
+        (coveredIdLists ??= []).push(coverage.coveredIds);
       }
       if (pack) {
         facts[at + 3] = units;
         facts[at] = flags;
       }
     }
-    if (coveredIds !== undefined) {
-      for (i = 0; i < snapshot.length; i++) {
-        const at = i * STRIDE;
-        if ((facts[at] & IS_SUMMARY) === 0 && coveredIds.has(snapshot[i].id)) facts[at] |= COVERED;
-      }
+    if (coveredIdLists !== undefined) {
+      i = -1; // what throws now is a summary's list, not one entry: name `loaded`
+      markCovered(snapshot, facts, coveredIdLists);
     }
   } catch (error) {
     read.reject(i, 'entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
   }
   return false;
+}
+
+/**
+ * Sets COVERED on every entry that is not a summary and whose id some
+ * summary's `coveredIds` lists: membership, exactly as a Set of all listed
+ * ids would decide it, for less. Stores load recall in order and summaries
+ * list ids in order, so one forward walk per list finds most entries with
+ * plain comparisons. What no walk matched (the recent tail, duplicates, ids
+ * listed out of order) is then checked against the lists by hashing the
+ * smaller side. A walk gives up once it has scanned a few times the recall
+ * without matching, so lists of ids mostly absent from recall cost about
+ * what a Set of them would.
+ */
+function markCovered(snapshot, facts, lists) {
+  const n = snapshot.length;
+  let listed = 0;
+  let budget = 4 * n + 64;
+  for (const list of lists) {
+    listed += list.length;
+    let cursor = 0;
+    for (let k = 0; k < list.length && budget > 0; k++) {
+      const id = list[k];
+      if (typeof id !== 'string') continue;
+      let j = cursor;
+      while (j < n && ((facts[j * STRIDE] & IS_SUMMARY) !== 0 || snapshot[j].id !== id)) j++;
+      budget -= j - cursor;
+      if (j < n) {
+        facts[j * STRIDE] |= COVERED;
+        cursor = j + 1;
+      }
+    }
+  }
+  const unmatched = [];
+  for (let j = 0; j < n; j++) {
+    if ((facts[j * STRIDE] & (IS_SUMMARY | COVERED)) === 0) unmatched.push(j);
+  }
+  if (unmatched.length === 0) return;
+  if (unmatched.length <= listed) {
+    // Few left (the usual recent tail): look each listed id up among them.
+    const waiting = new Map();
+    for (const j of unmatched) {
+      const id = snapshot[j].id;
+      const same = waiting.get(id);
+      if (same === undefined) waiting.set(id, [j]);
+      else same.push(j);
+    }
+    for (const list of lists) {
+      for (let k = 0; k < list.length; k++) {
+        const same = waiting.get(list[k]);
+        if (same === undefined) continue;
+        for (const j of same) facts[j * STRIDE] |= COVERED;
+        waiting.delete(list[k]);
+        if (waiting.size === 0) return;
+      }
+    }
+    return;
+  }
+  const covered = new Set();
+  for (const list of lists) for (const id of list) covered.add(id);
+  for (const j of unmatched) if (covered.has(snapshot[j].id)) facts[j * STRIDE] |= COVERED;
 }
 
 const utf8 = new TextEncoder();

@@ -294,6 +294,37 @@ async fn empty_or_missing_recall_does_nothing() {
 
 // ---------------------------------------------------------------- SPEC §4 steps 2–3
 
+/// Coverage is membership, whatever the order: ids listed in or out of
+/// recall's order, duplicated ids in recall, ids of summaries, ids recall does
+/// not hold, and non-strings in the list. The two sizes take the in-order
+/// walk and both ways of finishing it.
+#[wasm_bindgen_test]
+async fn coverage_is_membership_in_any_order_with_duplicates() {
+    for (n, listed_in_order) in [(12u32, false), (300, true)] {
+        let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 10_000 }));
+        let loaded = Array::new();
+        for i in 0..n {
+            loaded.push(&entry(&format!("m{i}"), &"x".into(), JsValue::from(i), JsValue::from(i)));
+        }
+        // Duplicates near the end: of m1 (listed) and of m6 (not listed).
+        loaded.push(&entry("m1", &"again".into(), JsValue::from(n), JsValue::from(n)));
+        loaded.push(&entry("m6", &"again".into(), JsValue::from(n), JsValue::from(n)));
+        let mut odd: Vec<Value> = (0..n).filter(|i| i % 2 == 1).map(|i| json!(format!("m{i}"))).collect();
+        if !listed_in_order {
+            odd.reverse();
+        }
+        odd.extend([json!("s-b"), json!("gone"), json!(7), json!(null), json!("m0")]);
+        loaded.push(&summary_of("s-a", &js(&json!(odd)), 5.0));
+        loaded.push(&summary_of("s-b", &js(&json!(["m2", "m4"])), 9.0));
+        let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
+        let kept = parse(&ids(&get(&result, "recall")));
+        let mut expected = vec![json!("s-a"), json!("s-b")];
+        expected.extend((6..n).filter(|i| i % 2 == 0).map(|i| json!(format!("m{i}"))));
+        expected.push(json!("m6"));
+        assert_eq!(kept, json!(expected), "n = {n}");
+    }
+}
+
 #[wasm_bindgen_test]
 async fn coverage_excludes_covered_raw_entries_and_summaries_sort_by_to_turn() {
     let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 100 }));
