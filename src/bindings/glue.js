@@ -97,6 +97,10 @@ class RecallRead {
     this.textLengths = undefined;
     this.spanContents = undefined;
   }
+  /** Valid, and no facts were needed: recall stays as read, with no event. */
+  get changesNothing() {
+    return this.invalid === undefined && this.facts.length === 0;
+  }
   /** -1 for invalid input, else the number of entries: one crossing for both. */
   get status() {
     return this.invalid === undefined ? this.snapshot.length : -1;
@@ -113,7 +117,7 @@ class RecallRead {
 const RECALL_EXPECTED = 'an array of memory entries, or undefined';
 
 /** `scope.identity` and `scope.loaded`, each read once, then `readRecall`. */
-export function readScope(scope, factsFrom) {
+function readScope(scope, factsFrom) {
   // Identity first: a getter that re-enters the stage must not run between
   // filling the shared facts buffer and Rust copying it out.
   let identity;
@@ -144,7 +148,7 @@ export function readScope(scope, factsFrom) {
  * recall (`facts_needed_from`): below it every entry is still validated, but
  * nothing is packed unless a summary turns up.
  */
-export function readRecall(loaded, factsFrom) {
+function readRecall(loaded, factsFrom) {
   if (loaded === undefined || loaded === null) return new RecallRead([]);
   if (!Array.isArray(loaded)) return new RecallRead([]).reject(-1, 'loaded', describe(loaded), RECALL_EXPECTED);
   let snapshot;
@@ -598,15 +602,26 @@ export function emitEvent(scope, onEvent, type, payload) {
 }
 
 /**
- * The stage function footprintjs calls, with `fold` attached. A visit that
- * needs no call settles inside `inner.run`/`inner.fold`; one that must wait
+ * The stage function footprintjs calls, with `fold` attached. Recall is
+ * read here first: a valid read that packed no facts (empty, or below the
+ * core's `factsFrom` with no summary) changes nothing and explains nothing,
+ * the same test `prepare` in stage.rs starts with, so such a visit settles
+ * without entering Wasm. Otherwise a visit that needs no call settles inside
+ * `inner.run`/`inner.fold`; one that must wait
  * (for the summarizer, the store, or another run's call) comes back as an
  * `Await`, and `inner.resume` takes it on with what the promise resolved to.
  * Every promise awaited here comes from this file and never rejects.
  */
-export function makeStage(inner) {
-  const stage = (scope) => settle(inner, inner.run(scope));
-  stage.fold = (loaded, identity) => settle(inner, inner.fold(loaded, identity));
+export function makeStage(inner, factsFrom) {
+  const stage = (scope) => {
+    const read = readScope(scope, factsFrom);
+    return read.changesNothing ? Promise.resolve(undefined) : settle(inner, inner.run(scope, read));
+  };
+  stage.fold = (loaded, identity) => {
+    const read = readRecall(loaded, factsFrom);
+    if (read.changesNothing) return Promise.resolve(foldResult(read.snapshot, undefined, undefined));
+    return settle(inner, inner.fold(loaded, identity, read));
+  };
   return stage;
 }
 

@@ -5,16 +5,11 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
-    /// One recall, snapshotted and validated by `readRecall`.
+    /// One recall, snapshotted and validated by `readRecall` (glue.js reads it
+    /// before entering Wasm; see `makeStage`).
     #[derive(Clone)]
     pub type RecallRead;
 
-    /// `facts_from`: `decision::facts_needed_from`; below it facts are packed
-    /// only when a summary is present.
-    #[wasm_bindgen(js_name = readRecall)]
-    pub fn read_recall(loaded: &JsValue, facts_from: u32) -> RecallRead;
-    #[wasm_bindgen(js_name = readScope)]
-    pub fn read_scope(scope: &JsValue, facts_from: u32) -> RecallRead;
     /// -1 for invalid input, else the number of entries.
     #[wasm_bindgen(method, getter)]
     pub fn status(this: &RecallRead) -> i32;
@@ -136,8 +131,9 @@ extern "C" {
     ) -> JsValue;
     #[wasm_bindgen(js_name = emitEvent)]
     pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &js_sys::JsString, payload: &JsValue);
+    /// `facts_from`: `decision::facts_needed_from`, for the reader.
     #[wasm_bindgen(js_name = makeStage)]
-    pub fn make_stage(inner: JsValue) -> JsValue;
+    pub fn make_stage(inner: JsValue, facts_from: u32) -> JsValue;
     /// What a visit waits on before `resume(ticket, value)` takes it on.
     #[wasm_bindgen(js_name = awaitStep)]
     pub fn await_step(ticket: u32, promise: &Promise) -> JsValue;

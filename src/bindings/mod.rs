@@ -43,7 +43,9 @@ extern "C" {
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     install_js_number_text();
     let config = config::read_config(&config).map_err(config::to_js_error)?;
-    Ok(glue::make_stage(stage::SummarizeStage::new(config).into()))
+    let stage = stage::SummarizeStage::new(config);
+    let facts_from = stage.facts_from();
+    Ok(glue::make_stage(stage.into(), facts_from))
 }
 
 /// `'msg-summary-' + String(from) + '-' + String(to)`.

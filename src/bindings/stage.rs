@@ -42,6 +42,11 @@ pub struct SummarizeStage {
 }
 
 impl SummarizeStage {
+    /// `decision::facts_needed_from` for this config, as the glue's reader takes it.
+    pub fn facts_from(&self) -> u32 {
+        u32::try_from(decision::facts_needed_from(&self.state.config.core)).unwrap_or(u32::MAX)
+    }
+
     pub fn new(config: JsConfig) -> SummarizeStage {
         SummarizeStage {
             state: Rc::new(StageState {
@@ -57,18 +62,18 @@ impl SummarizeStage {
 
 #[wasm_bindgen]
 impl SummarizeStage {
-    /// The footprintjs stage: reads and may assign `scope.loaded`, emits
-    /// through `scope.$emit`. Returns undefined when the visit is settled,
-    /// else an `Await` for glue.js (see `makeStage`).
-    pub fn run(&self, scope: JsValue) -> JsValue {
-        let step = self.state.prepare(glue::read_scope(&scope, self.state.facts_from()), None);
+    /// The footprintjs stage over `read` (glue.js read `scope.loaded`): may
+    /// assign `scope.loaded`, emits through `scope.$emit`. Returns undefined
+    /// when the visit is settled, else an `Await` (see `makeStage`).
+    pub fn run(&self, scope: JsValue, read: RecallRead) -> JsValue {
+        let step = self.state.prepare(read, None);
         self.state.advance(step, Target::Scope(scope))
     }
 
     /// The same visit without a scope: `{ recall, events }` when settled,
     /// else an `Await`.
-    pub fn fold(&self, loaded: JsValue, identity: JsValue) -> JsValue {
-        let step = self.state.prepare(glue::read_recall(&loaded, self.state.facts_from()), Some(identity));
+    pub fn fold(&self, loaded: JsValue, identity: JsValue, read: RecallRead) -> JsValue {
+        let step = self.state.prepare(read, Some(identity));
         self.state.advance(step, Target::Fold(loaded))
     }
 
@@ -157,10 +162,6 @@ struct Pending {
 }
 
 impl StageState {
-    fn facts_from(&self) -> u32 {
-        u32::try_from(decision::facts_needed_from(&self.config.core)).unwrap_or(u32::MAX)
-    }
-
     /// SPEC §4 steps 1–7 and the §8 checks that precede a call: everything
     /// up to the summarizer call, with no await, so no borrow spans one.
     /// `identity` is `None` for a scope read, which carries its own.
@@ -177,6 +178,9 @@ impl StageState {
             });
             return Step::Done(self.invalid(read, &spot.unwrap_or_default()));
         };
+        // The glue settles these visits itself (`changesNothing`) and does not
+        // pack their facts; this is the rule it mirrors, and the guard that
+        // keeps a read without facts from ever being partitioned.
         if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
             let settled = Settled { recall: Vec::new(), event: None };
             return Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false, as_read: true });
