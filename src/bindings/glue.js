@@ -85,11 +85,13 @@ export function causeOf(error) {
   }
 }
 
+const NO_FACTS = new Float64Array(0);
+
 class RecallRead {
   constructor(snapshot) {
     this.snapshot = snapshot;
     this.identity = undefined;
-    this.facts = new Float64Array(0);
+    this.facts = NO_FACTS;
     this.summaryCount = 0;
     this.invalid = undefined;
     this.keyLengths = undefined;
@@ -280,6 +282,21 @@ function markCovered(snapshot, facts, lists) {
     if ((facts[j * STRIDE] & (IS_SUMMARY | COVERED)) === 0) unmatched.push(j);
   }
   if (unmatched.length === 0) return;
+  if (unmatched.length * listed <= 256) {
+    // Little work left (short recalls): plain comparisons beat hashing.
+    for (const j of unmatched) {
+      const id = snapshot[j].id;
+      search: for (const list of lists) {
+        for (let k = 0; k < list.length; k++) {
+          if (list[k] === id) {
+            facts[j * STRIDE] |= COVERED;
+            break search;
+          }
+        }
+      }
+    }
+    return;
+  }
   if (unmatched.length <= listed) {
     // Few left (the usual recent tail): look each listed id up among them.
     const waiting = new Map();
@@ -559,27 +576,20 @@ export function buildRecall(read, slots, newSummary) {
   return recall;
 }
 
-/** The event payload in SPEC §2 key order, with the caller's own ids. The
- * evidence comes as JSON text the core wrote (`Evidence::to_json`). */
-export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidenceJson) {
-  let droppedIds;
+/**
+ * The event payload: the core wrote it as JSON in SPEC §2 key order, with
+ * `droppedIds` null; the caller's own ids go in that key here.
+ */
+export function eventPayload(json, read, dropped) {
+  const payload = JSON.parse(json);
   try {
-    droppedIds = idsAt(read.snapshot, dropped);
+    payload.droppedIds = idsAt(read.snapshot, dropped);
   } catch {
     // An id getter that throws now returned a string when recall was read.
   }
   // Such ids are reported as null; the entries themselves are unaffected.
-  droppedIds ??= Array.from(dropped, () => null);
-  return {
-    strategyId,
-    strategyKind,
-    reason,
-    inputMemoryCount: inputCount,
-    outputMemoryCount: outputCount,
-    droppedIds,
-    addedIds,
-    scoreEvidence: JSON.parse(evidenceJson),
-  };
+  payload.droppedIds ??= Array.from(dropped, () => null);
+  return payload;
 }
 
 /** scope.$emit (this = scope), then onEvent. An observer that throws is ignored. */

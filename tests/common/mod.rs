@@ -296,11 +296,12 @@ async fn empty_or_missing_recall_does_nothing() {
 
 /// Coverage is membership, whatever the order: ids listed in or out of
 /// recall's order, duplicated ids in recall, ids of summaries, ids recall does
-/// not hold, and non-strings in the list. The two sizes take the in-order
-/// walk and both ways of finishing it.
+/// not hold, and non-strings in the list. The cases take the in-order walk and
+/// each way of finishing it: plain comparisons, a map of the few entries left,
+/// a set of every listed id.
 #[wasm_bindgen_test]
 async fn coverage_is_membership_in_any_order_with_duplicates() {
-    for (n, listed_in_order) in [(12u32, false), (300, true)] {
+    for (n, listed_in_order) in [(12u32, false), (300, true), (300, false)] {
         let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 10_000 }));
         let loaded = Array::new();
         for i in 0..n {
@@ -321,7 +322,7 @@ async fn coverage_is_membership_in_any_order_with_duplicates() {
         let mut expected = vec![json!("s-a"), json!("s-b")];
         expected.extend((6..n).filter(|i| i % 2 == 0).map(|i| json!(format!("m{i}"))));
         expected.push(json!("m6"));
-        assert_eq!(kept, json!(expected), "n = {n}");
+        assert_eq!(kept, json!(expected), "n = {n}, in order: {listed_in_order}");
     }
 }
 
