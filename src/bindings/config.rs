@@ -9,7 +9,7 @@ use super::glue::describe;
 use crate::core::config::{
     count_option, timeout_option, ttl_option, ConfigError, ErrorClass, Shape, StageConfig, Tier, SUMMARIZE_CALL,
 };
-use crate::core::format::EVENT_TYPE;
+use crate::core::format::{EVENT_TYPE, STRATEGY_KIND};
 
 /// Everything a stage instance holds from its config.
 pub struct JsConfig {
@@ -17,8 +17,10 @@ pub struct JsConfig {
     /// Strings that go out on every call, write or event, made into JS
     /// strings once per stage instead of once per use.
     pub system_prompt: JsString,
+    pub strategy_id: JsString,
     pub tier: JsString,
     pub event_type: JsString,
+    pub strategy_kind: JsString,
     pub llm: JsValue,
     pub store: Option<JsValue>,
     pub on_event: JsValue,
@@ -113,8 +115,10 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
 
     Ok(JsConfig {
         system_prompt: JsString::from(core.system_prompt.as_str()),
+        strategy_id: JsString::from(core.strategy_id.as_str()),
         tier: JsString::from(core.tier.as_str()),
         event_type: JsString::from(EVENT_TYPE),
+        strategy_kind: JsString::from(STRATEGY_KIND),
         core,
         llm,
         store,

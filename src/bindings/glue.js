@@ -576,20 +576,27 @@ export function buildRecall(read, slots, newSummary) {
   return recall;
 }
 
-/**
- * The event payload: the core wrote it as JSON in SPEC §2 key order, with
- * `droppedIds` null; the caller's own ids go in that key here.
- */
-export function eventPayload(json, read, dropped) {
-  const payload = JSON.parse(json);
+/** The event payload in SPEC §2 key order, with the caller's own ids. The
+ * evidence comes as JSON text the core wrote (`Evidence::to_json`). */
+export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidenceJson) {
+  let droppedIds;
   try {
-    payload.droppedIds = idsAt(read.snapshot, dropped);
+    droppedIds = idsAt(read.snapshot, dropped);
   } catch {
     // An id getter that throws now returned a string when recall was read.
   }
   // Such ids are reported as null; the entries themselves are unaffected.
-  payload.droppedIds ??= Array.from(dropped, () => null);
-  return payload;
+  droppedIds ??= Array.from(dropped, () => null);
+  return {
+    strategyId,
+    strategyKind,
+    reason,
+    inputMemoryCount: inputCount,
+    outputMemoryCount: outputCount,
+    droppedIds,
+    addedIds,
+    scoreEvidence: JSON.parse(evidenceJson),
+  };
 }
 
 /** scope.$emit (this = scope), then onEvent. An observer that throws is ignored. */

@@ -117,9 +117,18 @@ extern "C" {
     pub fn assign_loaded(scope: &JsValue, read: &RecallRead, slots: &[u32], new_summary: &JsValue);
     #[wasm_bindgen(js_name = foldResult)]
     pub fn fold_result(recall: &JsValue, kind: &js_sys::JsString, payload: &JsValue) -> JsValue;
-    /// The payload from the core's JSON, with the caller's ids at `dropped`.
     #[wasm_bindgen(js_name = eventPayload)]
-    pub fn event_payload(json: &str, read: &RecallRead, dropped: &[u32]) -> JsValue;
+    pub fn event_payload(
+        strategy_id: &js_sys::JsString,
+        strategy_kind: &js_sys::JsString,
+        reason: &str,
+        input_count: u32,
+        output_count: u32,
+        read: &RecallRead,
+        dropped: &[u32],
+        added_ids: Vec<String>,
+        evidence_json: &str,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = emitEvent)]
     pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &js_sys::JsString, payload: &JsValue);
     /// `facts_from`: `decision::facts_needed_from`, for the reader.

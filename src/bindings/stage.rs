@@ -495,7 +495,17 @@ impl StageState {
     /// `onEvent`, and returns it.
     fn emit(&self, scope: &JsValue, read: &RecallRead, event: &Event) -> JsValue {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
-        let payload = glue::event_payload(&event.payload_json(&self.config.core.strategy_id), read, &dropped);
+        let payload = glue::event_payload(
+            &self.config.strategy_id,
+            &self.config.strategy_kind,
+            &event.reason,
+            event.input_count as u32,
+            event.output_count as u32,
+            read,
+            &dropped,
+            event.added.clone(),
+            &event.evidence.to_json(),
+        );
         glue::emit_event(scope, &self.config.on_event, &self.config.event_type, &payload);
         payload
     }

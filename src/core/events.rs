@@ -2,7 +2,7 @@
 //! were dropped or added, and the evidence, in the key order SPEC §2/§4 fix.
 //! The bindings turn `dropped` indices into the caller's own ids.
 
-use super::format::{plural, summary_entry_id, STRATEGY_KIND};
+use super::format::{plural, summary_entry_id};
 use super::json::JsonObject;
 use super::js_number::js_number_to_string as num;
 
@@ -112,28 +112,10 @@ impl Usage {
     }
 }
 
-impl Event {
-    /// The event payload as JSON text, in SPEC §2 key order. `droppedIds` is
-    /// written as null: the core holds indices, and the bindings put the
-    /// caller's own ids in that key.
-    pub fn payload_json(&self, strategy_id: &str) -> String {
-        let mut json = JsonObject::default();
-        json.string("strategyId", strategy_id)
-            .string("strategyKind", STRATEGY_KIND)
-            .string("reason", &self.reason)
-            .count("inputMemoryCount", self.input_count)
-            .count("outputMemoryCount", self.output_count)
-            .null("droppedIds")
-            .strings("addedIds", &self.added)
-            .object("scoreEvidence", self.evidence.to_json());
-        json.finish()
-    }
-}
-
 impl Evidence {
-    /// The `scoreEvidence` object, keys in field order; absent options are
-    /// left out.
-    pub fn to_json(&self) -> JsonObject {
+    /// The `scoreEvidence` object as JSON text, keys in field order; absent
+    /// options are left out.
+    pub fn to_json(&self) -> String {
         let mut json = JsonObject::default();
         let optional = |json: &mut JsonObject, model: &Option<String>, usage: &Option<Usage>, coalesced: Option<bool>| {
             if let Some(model) = model {
@@ -193,7 +175,7 @@ impl Evidence {
                 json.string("invalidField", &e.invalid_field);
             }
         }
-        json
+        json.finish()
     }
 }
 
@@ -574,32 +556,10 @@ mod tests {
             (invalid_clock("NaN").1, r#"{"summarizerCalled":false,"invalidField":"now"}"#),
         ];
         for (evidence, expected) in cases {
-            assert_eq!(evidence.to_json().finish(), expected);
+            assert_eq!(evidence.to_json(), expected);
         }
         let spot = InvalidSpot { index: Some(0), field: "id".into(), ..InvalidSpot::default() };
-        assert_eq!(
-            invalid_input(&spot).1.to_json().finish(),
-            r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#
-        );
-    }
-
-    #[test]
-    fn payload_json_keeps_spec_key_order_with_dropped_ids_left_to_the_bindings() {
-        let (reason, evidence) = covered_only(2, 1);
-        let event = Event {
-            reason,
-            input_count: 9,
-            output_count: 7,
-            dropped: vec![0, 1],
-            added: vec!["msg-summary-1-2".into()],
-            evidence,
-        };
-        assert_eq!(
-            event.payload_json("mem \"a\""),
-            "{\"strategyId\":\"mem \\\"a\\\"\",\"strategyKind\":\"summarizing\",\"reason\":\"2 entries already covered \
-by 1 stored summary \u{2014} no new call this turn\",\"inputMemoryCount\":9,\"outputMemoryCount\":7,\"droppedIds\":null,\
-\"addedIds\":[\"msg-summary-1-2\"],\"scoreEvidence\":{\"summarizerCalled\":false}}"
-        );
+        assert_eq!(invalid_input(&spot).1.to_json(), r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#);
     }
 
     #[test]

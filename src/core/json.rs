@@ -1,10 +1,10 @@
-//! JSON text for event payloads and their evidence; the bindings hand it to
-//! `JSON.parse`, which builds the plain objects in one step.
+//! JSON text for the evidence objects events carry; the bindings hand it to
+//! `JSON.parse`, which builds the plain object in one step.
 //!
 //! Written by hand rather than through serde: serde-wasm-bindgen and the
 //! derived serializers cost about 3 KB of the module's 40 KB gzipped budget
-//! for a few small objects. Keys keep the order they are written in, which is
-//! the order SPEC §2 and §4 give.
+//! for seven small objects. Keys keep the order they are written in, which is
+//! the order SPEC §4 gives.
 
 /// One JSON object, written key by key. Keys are the package's own camelCase
 /// literals and are written as they are; string values are escaped.
@@ -47,12 +47,7 @@ impl JsonObject {
     }
 
     pub fn string(&mut self, key: &str, value: &str) -> &mut Self {
-        self.key(key).push_string(value);
-        self
-    }
-
-    fn push_string(&mut self, value: &str) {
-        self.text.push('"');
+        self.key(key).text.push('"');
         for c in value.chars() {
             match c {
                 '"' => self.text.push_str("\\\""),
@@ -68,22 +63,6 @@ impl JsonObject {
             }
         }
         self.text.push('"');
-    }
-
-    pub fn null(&mut self, key: &str) -> &mut Self {
-        self.key(key).text.push_str("null");
-        self
-    }
-
-    pub fn strings(&mut self, key: &str, values: &[String]) -> &mut Self {
-        self.key(key).text.push('[');
-        for (index, value) in values.iter().enumerate() {
-            if index > 0 {
-                self.text.push(',');
-            }
-            self.push_string(value);
-        }
-        self.text.push(']');
         self
     }
 
@@ -111,13 +90,10 @@ mod tests {
             .bool("called", false)
             .count("chars", 1200)
             .string("model", "a \"quoted\" \\ name\n\u{1}中😀")
-            .object("usage", inner)
-            .null("ids")
-            .strings("added", &["x".to_owned(), "\"y\"".to_owned()])
-            .strings("none", &[]);
+            .object("usage", inner);
         assert_eq!(
             object.finish(),
-            r#"{"called":false,"chars":1200,"model":"a \"quoted\" \\ name\u000a\u0001中😀","usage":{"input":1,"output":null},"ids":null,"added":["x","\"y\""],"none":[]}"#
+            r#"{"called":false,"chars":1200,"model":"a \"quoted\" \\ name\u000a\u0001中😀","usage":{"input":1,"output":null}}"#
         );
         assert_eq!(JsonObject::default().finish(), "{}");
     }
