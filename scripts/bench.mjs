@@ -39,7 +39,8 @@ const BUDGETS = {
 // Issue 7's targets against the original stage. Shown next to ratios, never asserted.
 const ratioTargetFor = (n) => (n <= 2000 ? 1.25 : 2);
 const COLD_START_TARGET_MS = 10;
-const WASM_GZIP_TARGET_BYTES = 40 * 1024;
+// Issue 7 says "40 KB"; read as the stricter 40,000 bytes, not 40 KiB.
+const WASM_GZIP_TARGET_BYTES = 40_000;
 
 function parseOptions() {
   const { values } = parseArgs({
@@ -354,7 +355,7 @@ function renderMarkdown(report) {
     out.push(table(['module', 'artifact', 'raw', 'gzip', 'brotli'], rows));
     const subject = report.sizes[0];
     if (subject.wasmGzipBytes !== null) {
-      out.push('', `Subject Wasm gzipped: ${bytes(subject.wasmGzipBytes)} (target ≤ 40 KiB: ${subject.wasmGzipBytes <= WASM_GZIP_TARGET_BYTES ? 'met' : 'MISSED'}).`);
+      out.push('', `Subject Wasm gzipped: ${subject.wasmGzipBytes} bytes (target ≤ 40 KB, read as 40,000 bytes: ${subject.wasmGzipBytes <= WASM_GZIP_TARGET_BYTES ? 'met' : 'MISSED'}).`);
     }
   }
 
