@@ -17,8 +17,8 @@ use wasm_bindgen::JsCast;
 
 use super::config::JsConfig;
 use super::flight::{Flight, FlightOutcome};
-use super::span_key::SpanSource;
 use super::glue::{self, CallOutcome, RecallRead};
+use super::span_key::SpanSource;
 use crate::core::config::Shape;
 use crate::core::decision::{self, Candidate, Plan, Settled};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, Usage, WriteBack};
@@ -183,7 +183,13 @@ impl StageState {
         // keeps a read without facts from ever being partitioned.
         if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
             let settled = Settled { recall: Vec::new(), event: None };
-            return Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false, as_read: true });
+            return Step::Done(Visit {
+                read,
+                settled,
+                new_summary: JsValue::UNDEFINED,
+                untouched: false,
+                as_read: true,
+            });
         }
         let facts = parse_facts(&read.facts().to_vec());
         let candidate = match decision::plan(&self.config.core, &facts, partition(&facts)) {

@@ -3,8 +3,8 @@
 //! The bindings turn `dropped` indices into the caller's own ids.
 
 use super::format::{plural, summary_entry_id};
-use super::json::JsonObject;
 use super::js_number::js_number_to_string as num;
+use super::json::JsonObject;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
@@ -117,46 +117,42 @@ impl Evidence {
     /// options are left out.
     pub fn to_json(&self) -> String {
         let mut json = JsonObject::default();
-        let optional = |json: &mut JsonObject, model: &Option<String>, usage: &Option<Usage>, coalesced: Option<bool>| {
-            if let Some(model) = model {
-                json.string("model", model);
-            }
-            if let Some(usage) = usage {
-                json.object("usage", usage.to_json());
-            }
-            if let Some(coalesced) = coalesced {
-                json.bool("coalesced", coalesced);
-            }
+        let optional =
+            |json: &mut JsonObject, model: &Option<String>, usage: &Option<Usage>, coalesced: Option<bool>| {
+                if let Some(model) = model {
+                    json.string("model", model);
+                }
+                if let Some(usage) = usage {
+                    json.object("usage", usage.to_json());
+                }
+                if let Some(coalesced) = coalesced {
+                    json.bool("coalesced", coalesced);
+                }
+            };
+        // Most variants open with the span and whether the summarizer was called.
+        let span = |json: &mut JsonObject, entries: usize, chars: usize, called: bool| {
+            json.count("spanEntries", entries).count("spanChars", chars).bool("summarizerCalled", called);
         };
         match self {
             Evidence::CoveredOnly(e) => {
                 json.bool("summarizerCalled", e.summarizer_called);
             }
             Evidence::Latched(e) => {
-                json.count("spanEntries", e.span_entries)
-                    .count("spanChars", e.span_chars)
-                    .bool("summarizerCalled", e.summarizer_called)
-                    .bool("latched", e.latched);
+                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
+                json.bool("latched", e.latched);
             }
             Evidence::Predicted(e) => {
-                json.count("spanEntries", e.span_entries)
-                    .count("spanChars", e.span_chars)
-                    .bool("summarizerCalled", e.summarizer_called)
-                    .count("labelChars", e.label_chars)
-                    .bool("predicted", e.predicted);
+                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
+                json.count("labelChars", e.label_chars).bool("predicted", e.predicted);
             }
             Evidence::Failed(e) => {
-                json.count("spanEntries", e.span_entries)
-                    .count("spanChars", e.span_chars)
-                    .bool("summarizerCalled", e.summarizer_called)
-                    .bool("failed", e.failed);
+                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
+                json.bool("failed", e.failed);
                 optional(&mut json, &e.model, &None, e.coalesced);
             }
             Evidence::NotSmaller(e) => {
-                json.count("spanEntries", e.span_entries)
-                    .count("spanChars", e.span_chars)
-                    .bool("summarizerCalled", e.summarizer_called)
-                    .count("summaryChars", e.summary_chars);
+                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
+                json.count("summaryChars", e.summary_chars);
                 optional(&mut json, &e.model, &e.usage, e.coalesced);
             }
             Evidence::Folded(e) => {
@@ -559,7 +555,10 @@ mod tests {
             assert_eq!(evidence.to_json(), expected);
         }
         let spot = InvalidSpot { index: Some(0), field: "id".into(), ..InvalidSpot::default() };
-        assert_eq!(invalid_input(&spot).1.to_json(), r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#);
+        assert_eq!(
+            invalid_input(&spot).1.to_json(),
+            r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#
+        );
     }
 
     #[test]

@@ -129,7 +129,11 @@ impl Plan {
 fn push_defanged(out: &mut String, text: &str) {
     // A byte scan for '<' first: most messages hold none, and then neither marker.
     if text.as_bytes().contains(&b'<') && (contains(text, TRANSCRIPT_OPEN) || contains(text, TRANSCRIPT_CLOSE)) {
-        out.push_str(&replace_all(&replace_all(text, TRANSCRIPT_OPEN, DEFANGED_OPEN), TRANSCRIPT_CLOSE, DEFANGED_CLOSE));
+        out.push_str(&replace_all(
+            &replace_all(text, TRANSCRIPT_OPEN, DEFANGED_OPEN),
+            TRANSCRIPT_CLOSE,
+            DEFANGED_CLOSE,
+        ));
     } else {
         out.push_str(text);
     }

@@ -84,7 +84,7 @@ struct KeyBits(u64);
 impl Hasher for KeyBits {
     fn write(&mut self, bytes: &[u8]) {
         for &byte in bytes {
-            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(byte);
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
         }
     }
 
@@ -202,9 +202,15 @@ mod tests {
         assert_eq!(lengths, [false, false, true, true, true, false], "forgotten spans' lengths are forgotten too");
         latch.insert(key("y", &["a", "b"]), 2);
         latch.insert(key("y", &["c", "d"]), 2);
-        assert!(!latch.may_hold_span_of(3) && latch.may_hold_span_of(2), "the span of 3 was forgotten; two spans of 2 came");
+        assert!(
+            !latch.may_hold_span_of(3) && latch.may_hold_span_of(2),
+            "the span of 3 was forgotten; two spans of 2 came"
+        );
         latch.insert(key("z", &["e"]), 5);
-        assert!(latch.may_hold_span_of(2) && !latch.may_hold_span_of(4), "the span of 4 was forgotten, those of 2 stay");
+        assert!(
+            latch.may_hold_span_of(2) && !latch.may_hold_span_of(4),
+            "the span of 4 was forgotten, those of 2 stay"
+        );
         assert!(latch.may_hold_span_of(258), "lengths share a count modulo 256: a possible match, never a missed one");
     }
 }
