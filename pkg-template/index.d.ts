@@ -169,7 +169,9 @@ export interface SummarizeEvidence {
   readonly labelChars?: number;
   readonly persisted?: boolean;
   readonly model?: string;
-  readonly usage?: { readonly input: number; readonly output: number };
+  /** The leading run's token counts as the provider reported them; a count
+   * that was missing or not a finite number is left out. */
+  readonly usage?: { readonly input?: number; readonly output?: number };
   readonly failed?: boolean;
   readonly latched?: boolean;
   readonly predicted?: boolean;
