@@ -183,6 +183,8 @@ function readRecall(loaded, factsFrom) {
 function readEntries(read, facts) {
   const snapshot = read.snapshot;
   const pack = facts !== undefined;
+  // The ids as validated, for coverage: read once, so no getter runs again.
+  const ids = pack ? new Array(snapshot.length) : undefined;
   let coveredIdLists;
   let i = 0;
   try {
@@ -191,7 +193,9 @@ function readEntries(read, facts) {
       if (typeof entry !== 'object' || entry === null) {
         return read.reject(i, 'entry', describe(entry), 'a memory entry object');
       }
-      if (typeof entry.id !== 'string') return read.reject(i, 'id', describe(entry.id), 'a string');
+      const id = entry.id;
+      if (typeof id !== 'string') return read.reject(i, 'id', describe(id), 'a string');
+      if (pack) ids[i] = id;
       const value = entry.value;
       if (typeof value !== 'object' || value === null) {
         return read.reject(i, 'value', describe(value), 'an object with a `content`');
@@ -230,17 +234,16 @@ function readEntries(read, facts) {
         read.summaryCount++;
         const toTurn = coverage.toTurn;
         facts[at + 4] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
-        (coveredIdLists ??= []).push(coverage.coveredIds);
+        // A plain copy: an exotic array (a Proxy) runs its traps here, where
+        // a throw is this entry's, and nothing after this can throw.
+        (coveredIdLists ??= []).push(Array.prototype.slice.call(coverage.coveredIds));
       }
       if (pack) {
         facts[at + 3] = units;
         facts[at] = flags;
       }
     }
-    if (coveredIdLists !== undefined) {
-      i = -1; // what throws now is a summary's list, not one entry: name `loaded`
-      markCovered(snapshot, facts, coveredIdLists);
-    }
+    if (coveredIdLists !== undefined) markCovered(ids, facts, coveredIdLists);
   } catch (error) {
     read.reject(i, 'entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
   }
@@ -248,8 +251,8 @@ function readEntries(read, facts) {
 }
 
 /**
- * Sets COVERED on every entry that is not a summary and whose id some
- * summary's `coveredIds` lists: membership, exactly as a Set of all listed
+ * Sets COVERED on every entry that is not a summary and whose id (`ids`, as
+ * read) some summary's `coveredIds` (copied, plain arrays) lists: membership, exactly as a Set of all listed
  * ids would decide it, for less. Stores load recall in order and summaries
  * list ids in order, so one forward walk per list finds most entries with
  * plain comparisons. What no walk matched (the recent tail, duplicates, ids
@@ -258,8 +261,8 @@ function readEntries(read, facts) {
  * without matching, so lists of ids mostly absent from recall cost about
  * what a Set of them would.
  */
-function markCovered(snapshot, facts, lists) {
-  const n = snapshot.length;
+function markCovered(ids, facts, lists) {
+  const n = ids.length;
   let listed = 0;
   let budget = 4 * n + 64;
   for (const list of lists) {
@@ -269,7 +272,7 @@ function markCovered(snapshot, facts, lists) {
       const id = list[k];
       if (typeof id !== 'string') continue;
       let j = cursor;
-      while (j < n && ((facts[j * STRIDE] & IS_SUMMARY) !== 0 || snapshot[j].id !== id)) j++;
+      while (j < n && ((facts[j * STRIDE] & IS_SUMMARY) !== 0 || ids[j] !== id)) j++;
       budget -= j - cursor;
       if (j < n) {
         facts[j * STRIDE] |= COVERED;
@@ -285,7 +288,7 @@ function markCovered(snapshot, facts, lists) {
   if (unmatched.length * listed <= 256) {
     // Little work left (short recalls): plain comparisons beat hashing.
     for (const j of unmatched) {
-      const id = snapshot[j].id;
+      const id = ids[j];
       search: for (const list of lists) {
         for (let k = 0; k < list.length; k++) {
           if (list[k] === id) {
@@ -301,7 +304,7 @@ function markCovered(snapshot, facts, lists) {
     // Few left (the usual recent tail): look each listed id up among them.
     const waiting = new Map();
     for (const j of unmatched) {
-      const id = snapshot[j].id;
+      const id = ids[j];
       const same = waiting.get(id);
       if (same === undefined) waiting.set(id, [j]);
       else same.push(j);
@@ -318,8 +321,10 @@ function markCovered(snapshot, facts, lists) {
     return;
   }
   const covered = new Set();
-  for (const list of lists) for (const id of list) covered.add(id);
-  for (const j of unmatched) if (covered.has(snapshot[j].id)) facts[j * STRIDE] |= COVERED;
+  for (const list of lists) {
+    for (let k = 0; k < list.length; k++) covered.add(list[k]);
+  }
+  for (const j of unmatched) if (covered.has(ids[j])) facts[j * STRIDE] |= COVERED;
 }
 
 const utf8 = new TextEncoder();
@@ -330,9 +335,8 @@ const utf8 = new TextEncoder();
  * text's UTF-16 length, or -1 when an id can no longer be read as the string
  * it was a moment ago.
  */
-export function readSpanKey(read, identity, span) {
+export function readSpanKey(read, key, span) {
   try {
-    const key = identityKey(identity);
     const lengths = new Uint32Array(span.length + 1);
     lengths[0] = key.length;
     let joined = key;
@@ -343,11 +347,27 @@ export function readSpanKey(read, identity, span) {
       joined += id;
     }
     read.keyLengths = lengths;
-    read.keyText = joined;
-    return joined.length;
+    // UTF-8 would turn every lone surrogate into U+FFFD, so two ids that
+    // differ only there would share a key: such text is keyed by its code
+    // units instead (the lengths still name the original parts).
+    read.keyText = hasLoneSurrogate(joined) ? codeUnitsOf(joined) : joined;
+    return read.keyText.length;
   } catch {
     return -1;
   }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function hasLoneSurrogate(text) {
+  return typeof text.isWellFormed === 'function' ? !text.isWellFormed() : LONE_SURROGATE.test(text);
+}
+
+/** Each UTF-16 code unit as four hex digits: ASCII, and one-to-one. */
+function codeUnitsOf(text) {
+  let units = '';
+  for (let k = 0; k < text.length; k++) units += text.charCodeAt(k).toString(16).padStart(4, '0');
+  return units;
 }
 
 /**
@@ -404,13 +424,18 @@ export function assembleTranscript(read, text, splices) {
   return transcript + text.slice(at);
 }
 
-/** A stable key for the identity: same conversation, same key. */
-function identityKey(identity) {
+/**
+ * A stable key for the identity: same conversation, same key. Read when a
+ * visit considers a fold, so a caller who later changes the identity object
+ * cannot change what an earlier visit is keyed by.
+ */
+export function identityKey(identity) {
+  if (typeof identity === 'string') return `string:${identity}`;
   if (typeof identity !== 'object' || identity === null) return `${typeof identity}:${describe(identity)}`;
   try {
     return JSON.stringify([identity.tenant, identity.principal, identity.conversationId]);
-  } catch {
-    return `object:${describe(identity.conversationId)}`;
+  } catch (error) {
+    return `object:unreadable:${causeOf(error)}`;
   }
 }
 

@@ -1,11 +1,12 @@
 //! A span's key (identity + every id in the span, hashed by the core), read
 //! from JS only when something could match it: reading it touches every id,
 //! so a visit with no latched span of its length and no flight of its length
-//! goes without.
+//! goes without. The identity's part is taken when the visit considers the
+//! fold; the ids come from the visit's own snapshot.
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsValue;
+use js_sys::JsString;
 
 use super::glue::{self, RecallRead};
 use crate::core::latch::SpanKey;
@@ -14,7 +15,8 @@ use crate::core::latch::SpanKey;
 #[derive(Clone)]
 pub struct SpanSource {
     pub read: RecallRead,
-    pub identity: JsValue,
+    /// `identityKey(identity)` as it was when the visit considered the fold.
+    pub identity_key: JsString,
     /// The span's indices into the snapshot.
     pub span: Rc<[u32]>,
 }
@@ -22,7 +24,7 @@ pub struct SpanSource {
 impl SpanSource {
     /// None when an id can no longer be read as the string it was.
     pub fn key(&self) -> Option<SpanKey> {
-        let units = usize::try_from(glue::read_span_key(&self.read, &self.identity, &self.span)).ok()?;
+        let units = usize::try_from(glue::read_span_key(&self.read, &self.identity_key, &self.span)).ok()?;
         // The text is encoded straight into this buffer. One byte per UTF-16
         // unit fits ASCII ids exactly; anything else is encoded again into
         // the worst case, three per unit.

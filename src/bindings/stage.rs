@@ -198,10 +198,9 @@ impl StageState {
         };
         let identity = identity.unwrap_or_else(|| read.identity());
         let span: Rc<[u32]> = candidate.span_indices().iter().map(|&i| i as u32).collect();
-        let source = SpanSource { read, identity, span };
-        let entries = source.span.len();
+        let source = SpanSource { identity_key: glue::identity_key(&identity), read, span };
         let mut key = None;
-        if self.latch.borrow().may_hold_span_of(entries) {
+        if self.latch.borrow().may_hold_span_of(source.span.len()) {
             let Some(read_key) = source.key() else {
                 return Step::Done(self.invalid(source.read, &changed_while_read()));
             };
@@ -213,36 +212,56 @@ impl StageState {
         if candidate.cannot_pass() {
             return done(source.read, candidate.predicted_not_smaller());
         }
-        // Cloned out, so no borrow is held while keys are read from JS.
-        let same_length: Vec<Rc<Flight>> =
-            self.flights.borrow().iter().filter(|flight| flight.span_entries() == entries).cloned().collect();
-        let mut in_flight = None;
-        if !same_length.is_empty() {
-            let Some(read_key) = key.or_else(|| source.key()) else {
+        let Ok(mut in_flight) = self.flight_for(&source, &mut key) else {
+            return Step::Done(self.invalid(source.read, &changed_while_read()));
+        };
+        let mut clock_before_call = 0.0;
+        if in_flight.is_none() {
+            clock_before_call = match self.clock() {
+                Ok(now) => now,
+                Err(found) => {
+                    let settled = candidate.invalid_clock(&found);
+                    self.warn_about(settled.event.as_ref());
+                    return done(source.read, settled);
+                }
+            };
+            // `now` is the user's code: a run it started over this span may
+            // be in flight by now.
+            let Ok(started_meanwhile) = self.flight_for(&source, &mut key) else {
                 return Step::Done(self.invalid(source.read, &changed_while_read()));
             };
-            key = Some(read_key);
-            in_flight = same_length.into_iter().find(|flight| flight.key() == Some(read_key));
+            in_flight = started_meanwhile;
         }
-        let pending = |source: SpanSource, candidate: Candidate| {
-            let SpanSource { read, identity, span } = source;
+        let pending = move |source: SpanSource| {
+            let SpanSource { read, span, .. } = source;
             Box::new(Pending { read, identity, facts, candidate, span, key })
         };
         if let Some(flight) = in_flight {
-            return Step::Follow { pending: pending(source, candidate), flight };
+            return Step::Follow { pending: pending(source), flight };
         }
-        let clock_before_call = match self.clock() {
-            Ok(now) => now,
-            Err(found) => {
-                let settled = candidate.invalid_clock(&found);
-                self.warn_about(settled.event.as_ref());
-                return done(source.read, settled);
-            }
-        };
         let flight = Rc::new(Flight::new(source.clone(), key));
         self.flights.borrow_mut().push(flight.clone());
-        let pending = pending(source, candidate);
+        let pending = pending(source);
         Step::Lead { pending, flight, clock_before_call }
+    }
+
+    /// The flight over this visit's span, if one is running. Keys are read
+    /// (this span's, and a leader's on demand) only when a flight has a span
+    /// of the same length; no borrow is held while they are read from JS.
+    /// Err when this span's ids can no longer be read as they were.
+    fn flight_for(&self, source: &SpanSource, key: &mut Option<SpanKey>) -> Result<Option<Rc<Flight>>, ()> {
+        let entries = source.span.len();
+        let same_length: Vec<Rc<Flight>> =
+            self.flights.borrow().iter().filter(|flight| flight.span_entries() == entries).cloned().collect();
+        if same_length.is_empty() {
+            return Ok(None);
+        }
+        let read_key = match *key {
+            Some(read_key) => read_key,
+            None => source.key().ok_or(())?,
+        };
+        *key = Some(read_key);
+        Ok(same_length.into_iter().find(|flight| flight.key() == Some(read_key)))
     }
 
     /// Settles a prepared visit, or starts what it waits for and parks it.

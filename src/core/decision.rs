@@ -81,7 +81,8 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     }
     let span_indices = &part.raw[..split_at];
     let span_facts = span_indices.iter().map(|&i| &facts[i]);
-    let chars = span_facts.clone().map(|f| f.content_units).sum();
+    // Saturating: a span's UTF-16 length cannot wrap around on wasm32's 32-bit usize.
+    let chars = span_facts.clone().fold(0usize, |sum, f| sum.saturating_add(f.content_units));
     let from_turn = facts[span_indices[0]].turn.unwrap_or(0.0);
     let to_turn_value = facts[span_indices[split_at - 1]].turn.unwrap_or(from_turn);
     // max(0, updatedAt + 1 …): a missing clock makes the JS max NaN, and NaN or 0 means "now".

@@ -796,6 +796,96 @@ async fn concurrent_spans_of_equal_length_in_two_conversations_are_not_coalesced
     assert_eq!(f.call_count(), 2);
 }
 
+/// The identity is keyed when a visit considers its fold: a caller who then
+/// changes the same identity object and folds another conversation with the
+/// same ids neither joins the first call nor latches the wrong span.
+#[wasm_bindgen_test]
+async fn an_identity_object_changed_after_a_visit_keeps_that_visit_keyed() {
+    let f = Fixture::new(json!({ "reply": { "gate": true, "text": "shared summary" } }), small_config());
+    let fold: Function = get(&f.stage, "fold").dyn_into().unwrap();
+    let identity = js(&json!({ "conversationId": "A" }));
+    let a: Promise =
+        fold.call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "A"), &identity).unwrap().dyn_into().unwrap();
+    Reflect::set(&identity, &"conversationId".into(), &"B".into()).unwrap();
+    let b: Promise =
+        fold.call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "B"), &identity).unwrap().dyn_into().unwrap();
+    JsFuture::from(sleep(5)).await.unwrap();
+    assert_eq!(f.call_count(), 2, "B is another conversation: its own call");
+    f.h.release();
+    for promise in [a, b] {
+        let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
+        assert_eq!(result["events"][0]["payload"]["scoreEvidence"]["coalesced"], Value::Null, "{result}");
+    }
+
+    let refusing = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
+    let fold: Function = get(&refusing.stage, "fold").dyn_into().unwrap();
+    let identity = js(&json!({ "conversationId": "A" }));
+    let a: Promise =
+        fold.call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "A"), &identity).unwrap().dyn_into().unwrap();
+    Reflect::set(&identity, &"conversationId".into(), &"B".into()).unwrap();
+    JsFuture::from(a).await.unwrap();
+    refusing.fold(&conversation(6, 2, 100, "B"), &js(&json!({ "conversationId": "B" }))).await;
+    assert_eq!(refusing.call_count(), 2, "A's refusal latched A, not B");
+    refusing.fold(&conversation(6, 2, 100, "A"), &js(&json!({ "conversationId": "A" }))).await;
+    assert_eq!(refusing.call_count(), 2, "A is latched");
+}
+
+/// UTF-8 would write every lone surrogate as U+FFFD: ids that differ only in
+/// one are still two spans.
+#[wasm_bindgen_test]
+async fn span_keys_tell_apart_ids_that_differ_in_a_lone_surrogate() {
+    let f = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
+    let with_last_id = |id: &str| {
+        let loaded = conversation(6, 2, 100, "c1");
+        with_property(&at(&loaded, 7), "id", &eval(id));
+        loaded
+    };
+    f.run(&f.scope(&with_last_id("'msg-4-1-\\uD800'"))).await;
+    f.run(&f.scope(&with_last_id("'msg-4-1-\\uDBFF'"))).await;
+    assert_eq!(f.call_count(), 2, "two different lone surrogates, two spans");
+    f.run(&f.scope(&with_last_id("'msg-4-1-\\uD800'"))).await;
+    assert_eq!(f.call_count(), 2, "the first span is latched");
+}
+
+/// A `now` clock that starts a fold of the same span (user code runs between
+/// looking for a flight and starting one): still one call, and the outer run
+/// waits for the one its clock started.
+#[wasm_bindgen_test]
+async fn a_clock_that_starts_the_same_fold_still_makes_one_call() {
+    let holder = eval("({ stage: undefined, loaded: undefined, inner: undefined, started: false })");
+    let now = eval(
+        "(holder) => () => {
+            if (!holder.started && holder.stage !== undefined) {
+                holder.started = true;
+                holder.inner = holder.stage.fold(holder.loaded, { conversationId: 'c1' });
+            }
+            return 1000;
+        }",
+    )
+    .unchecked_ref::<Function>()
+    .call1(&JsValue::UNDEFINED, &holder)
+    .unwrap();
+    let f = Fixture::with_config(json!({ "reply": { "gate": true, "text": "shared summary" } }), |config| {
+        Reflect::set(config, &"now".into(), &now).unwrap();
+        Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
+        Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
+    });
+    let loaded = conversation(6, 2, 100, "c1");
+    Reflect::set(&holder, &"stage".into(), &f.stage).unwrap();
+    Reflect::set(&holder, &"loaded".into(), &loaded).unwrap();
+    let fold: Function = get(&f.stage, "fold").dyn_into().unwrap();
+    let outer: Promise =
+        fold.call2(&JsValue::UNDEFINED, &loaded, &js(&json!({ "conversationId": "c1" }))).unwrap().dyn_into().unwrap();
+    JsFuture::from(sleep(5)).await.unwrap();
+    assert_eq!(f.call_count(), 1, "one call while both are in flight");
+    f.h.release();
+    let outer = parse(&to_json(&JsFuture::from(outer).await.unwrap()));
+    let inner = parse(&to_json(&JsFuture::from(Promise::from(get(&holder, "inner"))).await.unwrap()));
+    assert_eq!(f.call_count(), 1);
+    assert_eq!(outer["events"][0]["payload"]["scoreEvidence"]["coalesced"], true, "{outer}");
+    assert_eq!(inner["events"][0]["payload"]["scoreEvidence"]["summarizerCalled"], true, "{inner}");
+}
+
 #[wasm_bindgen_test]
 async fn two_conversations_with_identical_ids_fold_independently() {
     let f = Fixture::new(json!({ "reply": { "text": "w".repeat(5000) } }), small_config());
