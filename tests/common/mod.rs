@@ -489,16 +489,20 @@ async fn a_refused_span_is_latched_and_not_re_asked_until_it_grows() {
     assert_eq!(f.call_count(), 2, "a grown span is a new key");
 }
 
+/// The 12-entry conversation `small_config` folds 8 entries of, with the
+/// last id of that span (entry 7) replaced.
+fn with_last_span_id(id: &JsValue) -> Array {
+    let loaded = conversation(6, 2, 100, "c1");
+    with_property(&at(&loaded, 7), "id", id);
+    loaded
+}
+
 /// Ids past ASCII take the span key's second encoding pass; two spans that
 /// differ only there are two keys, and each is latched on its own.
 #[wasm_bindgen_test]
 async fn span_keys_tell_apart_ids_that_differ_past_ascii() {
     let f = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
-    let with_last_id = |id: &str| {
-        let loaded = conversation(6, 2, 100, "c1");
-        with_property(&at(&loaded, 7), "id", &JsValue::from_str(id));
-        loaded
-    };
+    let with_last_id = |id: &str| with_last_span_id(&JsValue::from_str(id));
     f.run(&f.scope(&with_last_id("msg-4-1-Zoë"))).await;
     f.run(&f.scope(&with_last_id("msg-4-1-Zoé"))).await;
     assert_eq!(f.call_count(), 2, "ë and é are different spans");
@@ -835,11 +839,7 @@ async fn an_identity_object_changed_after_a_visit_keeps_that_visit_keyed() {
 #[wasm_bindgen_test]
 async fn span_keys_tell_apart_ids_that_differ_in_a_lone_surrogate() {
     let f = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
-    let with_last_id = |id: &str| {
-        let loaded = conversation(6, 2, 100, "c1");
-        with_property(&at(&loaded, 7), "id", &eval(id));
-        loaded
-    };
+    let with_last_id = |id: &str| with_last_span_id(&eval(id));
     f.run(&f.scope(&with_last_id("'msg-4-1-\\uD800'"))).await;
     f.run(&f.scope(&with_last_id("'msg-4-1-\\uDBFF'"))).await;
     assert_eq!(f.call_count(), 2, "two different lone surrogates, two spans");
