@@ -59,20 +59,24 @@ export interface MemorySource {
   readonly identity?: MemoryIdentity;
 }
 
-/**
- * One remembered item. Input entries are passed through untouched: recall
- * holds the caller's own objects, unknown fields included.
- */
-export interface MemoryEntry<T = unknown> {
-  readonly id: string;
-  readonly value: T;
-  readonly metadata?: Readonly<Record<string, unknown>>;
+/** The clock and version fields every stored entry carries. */
+export interface EntryBookkeeping {
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly lastAccessedAt: number;
   readonly accessCount: number;
   readonly ttl?: number;
+}
+
+/**
+ * One remembered item. Input entries are passed through untouched: recall
+ * holds the caller's own objects, unknown fields included.
+ */
+export interface MemoryEntry<T = unknown> extends EntryBookkeeping {
+  readonly id: string;
+  readonly value: T;
+  readonly metadata?: Readonly<Record<string, unknown>>;
   readonly decayPolicy?: unknown;
   readonly tier?: MemoryTier;
   readonly source?: MemorySource;
@@ -110,24 +114,19 @@ export interface LLMProvider {
 }
 
 /**
- * The entry a fold writes: a system message carrying its coverage. Exactly
- * these keys, in this order (stores that hash JSON see stable bytes).
- * Spelled out rather than extending MemoryEntry: MemoryEntry's optional
- * `decayPolicy?: unknown` would make a summary unassignable to an app's own
- * entry type under `exactOptionalPropertyTypes`.
+ * The entry a fold writes: a system message carrying its coverage, with
+ * keys id, value, metadata, version, createdAt, updatedAt, lastAccessedAt,
+ * accessCount, ttl?, tier, source in that order (stores that hash JSON see
+ * stable bytes). `createdAt` and `updatedAt` are the span's clock, one past
+ * its newest `updatedAt`; `ttl` is `createdAt + ttlMs` when `ttlMs` is
+ * configured. It shares MemoryEntry's bookkeeping but does not extend
+ * MemoryEntry: its optional `decayPolicy?: unknown` would make a summary
+ * unassignable to an app's own entry type under `exactOptionalPropertyTypes`.
  */
-export interface SummaryEntry {
+export interface SummaryEntry extends EntryBookkeeping {
   readonly id: string;
   readonly value: { readonly role: 'system'; readonly content: string };
   readonly metadata: { readonly summarizes: SummaryCoverage };
-  readonly version: number;
-  /** The span's clock: one past its newest `updatedAt`. */
-  readonly createdAt: number;
-  readonly updatedAt: number;
-  readonly lastAccessedAt: number;
-  readonly accessCount: number;
-  /** `createdAt + ttlMs`, when `ttlMs` is configured. */
-  readonly ttl?: number;
   readonly tier: MemoryTier;
   readonly source: { readonly turn: number; readonly identity?: MemoryIdentity };
 }
