@@ -12,17 +12,17 @@ cd "$root"
 
 cargo build --quiet --release --target wasm32-unknown-unknown
 rm -rf target/bindgen
+# FPS_WASM_NAMES=1 keeps function names (wasm-bindgen --keep-debug, wasm-opt
+# -g), for readable CPU profiles.
 keep_names=()
-if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then keep_names=(--keep-debug); fi
+wasm_opt_names=()
+if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then keep_names=(--keep-debug); wasm_opt_names=(-g); fi
 wasm-bindgen --target web --out-dir target/bindgen --no-typescript "${keep_names[@]}" \
   target/wasm32-unknown-unknown/release/footprint_summarize.wasm
 # binaryen from npm (Debian's 108 breaks the externref table wasm-bindgen
 # emits). Rust enables these Wasm features by default; binaryen must be told.
 # The producers and target-features sections are read by no runtime.
-# FPS_WASM_NAMES=1 keeps function names, for readable CPU profiles.
-names=()
-if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then names=(-g); fi
-node_modules/.bin/wasm-opt -Oz --strip-producers --strip-target-features "${names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+node_modules/.bin/wasm-opt -Oz --strip-producers --strip-target-features "${wasm_opt_names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   target/bindgen/footprint_summarize_bg.wasm -o target/bindgen/footprint_summarize_bg.wasm
 node scripts/assemble-package.mjs

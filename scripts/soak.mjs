@@ -69,6 +69,7 @@ const visitsPerConversation = Math.max(1, Math.round((totalRuns * concurrency) /
 for (const [name, value] of Object.entries({ runs: totalRuns, conversations: conversationCount, every: reportEvery, active: activeCount, concurrency })) {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, got ${value}`);
 }
+if (!Number.isInteger(warmupMark) || warmupMark < 0) throw new RangeError(`--warmup must be a whole number, got ${warmupMark}`);
 
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc');

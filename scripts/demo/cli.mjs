@@ -63,7 +63,7 @@ the conversation from the next turn; spans summarized by an earlier run are
 loaded from the database and not paid for again.
 
 Options:
-  --turns N         turns to play this run (default 60; past turn ${SCRIPTED_TURN_COUNT} the customer
+  --turns N         turns to play this run (default ${SCRIPTED_TURN_COUNT}; past turn ${SCRIPTED_TURN_COUNT} the customer
                     keeps returning with new orders)
   --db PATH         SQLite file (default ${DEFAULT_DB} in the repository)
   --reset           delete the database first and start at turn 1

@@ -11,7 +11,6 @@
 // the same messages, which is what lets a second run on the same database
 // continue exactly where the first one stopped.
 
-export const CUSTOMER = Object.freeze({ name: 'Maya Okafor', email: 'maya.okafor@example.com', phone: '+1 503-555-0147' });
 
 /** The written story, turns 1–60, as [user, assistant] pairs. */
 const SCRIPTED_TURNS = [
