@@ -46,12 +46,11 @@ impl Flight {
         self.span_entries
     }
 
-    /// The leader's span key; None when its ids can no longer be read.
-    pub fn key(&self) -> Option<SpanKey> {
-        if self.key.get().is_none() {
-            self.key.set(self.source.key());
-        }
-        self.key.get()
+    /// The leader's span key, read on first need.
+    pub fn key(&self) -> SpanKey {
+        let key = self.key.get().unwrap_or_else(|| self.source.key());
+        self.key.set(Some(key));
+        key
     }
 
     /// Resolves once the leader has finished; then `outcome` is set.

@@ -92,6 +92,8 @@ class RecallRead {
     this.snapshot = snapshot;
     this.identity = undefined;
     this.facts = NO_FACTS;
+    /** Every entry's id as validated (packed reads only): later steps use these, never the entries' getters again. */
+    this.ids = undefined;
     this.summaryCount = 0;
     this.invalid = undefined;
     this.keyLengths = undefined;
@@ -183,7 +185,7 @@ function readRecall(loaded, factsFrom) {
 function readEntries(read, facts) {
   const snapshot = read.snapshot;
   const pack = facts !== undefined;
-  // The ids as validated, for coverage: read once, so no getter runs again.
+  // The ids as validated: read once, so no id getter ever runs again.
   const ids = pack ? new Array(snapshot.length) : undefined;
   let coveredIdLists;
   let i = 0;
@@ -244,6 +246,7 @@ function readEntries(read, facts) {
       }
     }
     if (coveredIdLists !== undefined) markCovered(ids, facts, coveredIdLists);
+    if (pack) read.ids = ids;
   } catch (error) {
     read.reject(i, 'entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
   }
@@ -330,31 +333,25 @@ function markCovered(ids, facts, lists) {
 const utf8 = new TextEncoder();
 
 /**
- * The span key's text: the identity key, then the span's ids, joined, with
- * each part's UTF-16 length. Kept on `read` for `encodeSpanKey`; returns the
- * text's UTF-16 length, or -1 when an id can no longer be read as the string
- * it was a moment ago.
+ * The span key's text: the identity key, then the span's ids (as read),
+ * joined, with each part's UTF-16 length. Kept on `read` for
+ * `encodeSpanKey`; returns the text's UTF-16 length.
  */
 export function readSpanKey(read, key, span) {
-  try {
-    const lengths = new Uint32Array(span.length + 1);
-    lengths[0] = key.length;
-    let joined = key;
-    for (let k = 0; k < span.length; k++) {
-      const id = read.snapshot[span[k]].id;
-      if (typeof id !== 'string') return -1;
-      lengths[k + 1] = id.length;
-      joined += id;
-    }
-    read.keyLengths = lengths;
-    // UTF-8 would turn every lone surrogate into U+FFFD, so two ids that
-    // differ only there would share a key: such text is keyed by its code
-    // units instead (the lengths still name the original parts).
-    read.keyText = hasLoneSurrogate(joined) ? codeUnitsOf(joined) : joined;
-    return read.keyText.length;
-  } catch {
-    return -1;
+  const lengths = new Uint32Array(span.length + 1);
+  lengths[0] = key.length;
+  let joined = key;
+  for (let k = 0; k < span.length; k++) {
+    const id = read.ids[span[k]];
+    lengths[k + 1] = id.length;
+    joined += id;
   }
+  read.keyLengths = lengths;
+  // UTF-8 would turn every lone surrogate into U+FFFD, so two ids that
+  // differ only there would share a key: such text is keyed by its code
+  // units instead (the lengths still name the original parts).
+  read.keyText = hasLoneSurrogate(joined) ? codeUnitsOf(joined) : joined;
+  return read.keyText.length;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -527,17 +524,10 @@ export async function putEntry(store, identity, entry) {
   }
 }
 
-/**
- * The ids of the entries at `indices` (a view into Wasm memory); undefined
- * when one is no longer the string it was when recall was read.
- */
-function idsAt(snapshot, indices) {
+/** The ids (as read) of the entries at `indices` (a view into Wasm memory). */
+function idsAt(read, indices) {
   const ids = new Array(indices.length);
-  for (let k = 0; k < indices.length; k++) {
-    const id = snapshot[indices[k]].id;
-    if (typeof id !== 'string') return undefined;
-    ids[k] = id;
-  }
+  for (let k = 0; k < indices.length; k++) ids[k] = read.ids[indices[k]];
   return ids;
 }
 
@@ -548,9 +538,7 @@ function idsAt(snapshot, indices) {
  */
 export function summaryEntry(read, span, id, header, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
   try {
-    const snapshot = read.snapshot;
-    const coveredIds = idsAt(snapshot, span);
-    if (coveredIds === undefined) return undefined;
+    const coveredIds = idsAt(read, span);
     const coverage =
       model === undefined
         ? { fromTurn, toTurn, entryCount: span.length, coveredIds, summarizedAtMs: now }
@@ -567,7 +555,7 @@ export function summaryEntry(read, span, id, header, text, fromTurn, toTurn, anc
     };
     if (ttlMs !== undefined) entry.ttl = anchor + ttlMs;
     entry.tier = tier;
-    const firstSource = snapshot[span[0]].source;
+    const firstSource = read.snapshot[span[0]].source;
     const identity = typeof firstSource === 'object' && firstSource !== null ? firstSource.identity : undefined;
     entry.source = identity ? { turn: toTurn, identity } : { turn: toTurn };
     return entry;
@@ -604,14 +592,7 @@ export function buildRecall(read, slots, newSummary) {
 /** The event payload in SPEC §2 key order, with the caller's own ids. The
  * evidence comes as JSON text the core wrote (`Evidence::to_json`). */
 export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidenceJson) {
-  let droppedIds;
-  try {
-    droppedIds = idsAt(read.snapshot, dropped);
-  } catch {
-    // An id getter that throws now returned a string when recall was read.
-  }
-  // Such ids are reported as null; the entries themselves are unaffected.
-  droppedIds ??= Array.from(dropped, () => null);
+  const droppedIds = idsAt(read, dropped);
   return {
     strategyId,
     strategyKind,

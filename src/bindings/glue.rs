@@ -43,9 +43,9 @@ extern "C" {
     /// The text that keys an identity (read once per considered fold).
     #[wasm_bindgen(js_name = identityKey)]
     pub fn identity_key(identity: &JsValue) -> js_sys::JsString;
-    /// The span key text's UTF-16 length; -1 when a span entry can no longer be read as it was.
+    /// The span key text's UTF-16 length (from the ids as read).
     #[wasm_bindgen(js_name = readSpanKey)]
-    pub fn read_span_key(read: &RecallRead, identity_key: &js_sys::JsString, span: &[u32]) -> i32;
+    pub fn read_span_key(read: &RecallRead, identity_key: &js_sys::JsString, span: &[u32]) -> u32;
     /// Fills `lengths` (span length + 1) and the UTF-8 of the key text; the
     /// bytes written, or -1 when `bytes` is too small.
     #[wasm_bindgen(js_name = encodeSpanKey)]

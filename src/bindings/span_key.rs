@@ -2,7 +2,7 @@
 //! from JS only when something could match it: reading it touches every id,
 //! so a visit with no latched span of its length and no flight of its length
 //! goes without. The identity's part is taken when the visit considers the
-//! fold; the ids come from the visit's own snapshot.
+//! fold; the ids are the ones the reader validated.
 
 use std::rc::Rc;
 
@@ -22,9 +22,8 @@ pub struct SpanSource {
 }
 
 impl SpanSource {
-    /// None when an id can no longer be read as the string it was.
-    pub fn key(&self) -> Option<SpanKey> {
-        let units = usize::try_from(glue::read_span_key(&self.read, &self.identity_key, &self.span)).ok()?;
+    pub fn key(&self) -> SpanKey {
+        let units = glue::read_span_key(&self.read, &self.identity_key, &self.span) as usize;
         // The text is encoded straight into this buffer. One byte per UTF-16
         // unit fits ASCII ids exactly; anything else is encoded again into
         // the worst case, three per unit.
@@ -36,6 +35,6 @@ impl SpanSource {
             written = glue::encode_span_key(&self.read, &mut bytes, &mut lengths);
         }
         let written = usize::try_from(written).unwrap_or(0);
-        Some(SpanKey::new(bytes.get(..written).unwrap_or_default(), &lengths))
+        SpanKey::new(bytes.get(..written).unwrap_or_default(), &lengths)
     }
 }

@@ -201,9 +201,7 @@ impl StageState {
         let source = SpanSource { identity_key: glue::identity_key(&identity), read, span };
         let mut key = None;
         if self.latch.borrow().may_hold_span_of(source.span.len()) {
-            let Some(read_key) = source.key() else {
-                return Step::Done(self.invalid(source.read, &changed_while_read()));
-            };
+            let read_key = source.key();
             if self.latch.borrow().contains(read_key) {
                 return done(source.read, candidate.latched());
             }
@@ -212,9 +210,7 @@ impl StageState {
         if candidate.cannot_pass() {
             return done(source.read, candidate.predicted_not_smaller());
         }
-        let Ok(mut in_flight) = self.flight_for(&source, &mut key) else {
-            return Step::Done(self.invalid(source.read, &changed_while_read()));
-        };
+        let mut in_flight = self.flight_for(&source, &mut key);
         let mut clock_before_call = 0.0;
         if in_flight.is_none() {
             clock_before_call = match self.clock() {
@@ -227,10 +223,7 @@ impl StageState {
             };
             // `now` is the user's code: a run it started over this span may
             // be in flight by now.
-            let Ok(started_meanwhile) = self.flight_for(&source, &mut key) else {
-                return Step::Done(self.invalid(source.read, &changed_while_read()));
-            };
-            in_flight = started_meanwhile;
+            in_flight = self.flight_for(&source, &mut key);
         }
         let pending = move |source: SpanSource| {
             let SpanSource { read, span, .. } = source;
@@ -248,20 +241,15 @@ impl StageState {
     /// The flight over this visit's span, if one is running. Keys are read
     /// (this span's, and a leader's on demand) only when a flight has a span
     /// of the same length; no borrow is held while they are read from JS.
-    /// Err when this span's ids can no longer be read as they were.
-    fn flight_for(&self, source: &SpanSource, key: &mut Option<SpanKey>) -> Result<Option<Rc<Flight>>, ()> {
+    fn flight_for(&self, source: &SpanSource, key: &mut Option<SpanKey>) -> Option<Rc<Flight>> {
         let entries = source.span.len();
         let same_length: Vec<Rc<Flight>> =
             self.flights.borrow().iter().filter(|flight| flight.span_entries() == entries).cloned().collect();
         if same_length.is_empty() {
-            return Ok(None);
+            return None;
         }
-        let read_key = match *key {
-            Some(read_key) => read_key,
-            None => source.key().ok_or(())?,
-        };
-        *key = Some(read_key);
-        Ok(same_length.into_iter().find(|flight| flight.key() == Some(read_key)))
+        let read_key = *key.get_or_insert_with(|| source.key());
+        same_length.into_iter().find(|flight| flight.key() == read_key)
     }
 
     /// Settles a prepared visit, or starts what it waits for and parks it.
@@ -348,11 +336,9 @@ impl StageState {
     ) -> JsValue {
         let Pending { read, candidate, key, .. } = *pending;
         if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
-            // Read now if nothing needed it before; ids that can no longer
-            // be read leave the span unlatched (one more call, at worst).
-            if let Some(key) = key.or_else(|| flight.key()) {
-                self.latch.borrow_mut().insert(key, candidate.span.entries);
-            }
+            // Read now if nothing needed it before.
+            let key = key.unwrap_or_else(|| flight.key());
+            self.latch.borrow_mut().insert(key, candidate.span.entries);
         }
         self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
         flight.finish(outcome.clone());
@@ -550,16 +536,6 @@ fn parse_facts(packed: &[f64]) -> Vec<EntryFacts> {
             }
         })
         .collect()
-}
-
-/// A getter that returned one thing when recall was read and another now.
-fn changed_while_read() -> InvalidSpot {
-    InvalidSpot {
-        index: None,
-        field: "loaded".to_owned(),
-        found: "changing while it was read (an entry's getters returned different values)".to_owned(),
-        expected: "plain memory entries".to_owned(),
-    }
 }
 
 /// The provider transcript: the core writes the format, the glue splices in
