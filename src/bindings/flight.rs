@@ -21,7 +21,6 @@ pub enum FlightOutcome {
 }
 
 pub struct Flight {
-    span_entries: usize,
     source: SpanSource,
     /// The leader's span key, once something has needed it.
     key: Cell<Option<SpanKey>>,
@@ -33,17 +32,11 @@ pub struct Flight {
 impl Flight {
     /// `key` when the leader has read it already; else it is read on demand.
     pub fn new(source: SpanSource, key: Option<SpanKey>) -> Flight {
-        Flight {
-            span_entries: source.span.len(),
-            source,
-            key: Cell::new(key),
-            outcome: RefCell::new(None),
-            signal: RefCell::new(None),
-        }
+        Flight { source, key: Cell::new(key), outcome: RefCell::new(None), signal: RefCell::new(None) }
     }
 
-    pub fn span_entries(&self) -> usize {
-        self.span_entries
+    pub fn span_len(&self) -> usize {
+        self.source.span.len()
     }
 
     /// The leader's span key, read on first need.

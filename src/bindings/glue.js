@@ -37,15 +37,18 @@ let reading = false;
 /** SPEC §1 `summaryCoverage`: the stored coverage object, or undefined. */
 export function coverageOf(entry) {
   try {
-    if (typeof entry !== 'object' || entry === null) return undefined;
-    const metadata = entry.metadata;
-    if (typeof metadata !== 'object' || metadata === null) return undefined;
-    const coverage = metadata.summarizes;
-    if (typeof coverage !== 'object' || coverage === null || !Array.isArray(coverage.coveredIds)) return undefined;
-    return coverage;
+    return typeof entry === 'object' && entry !== null ? coverageIn(entry.metadata) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The coverage object in an entry's `metadata`, or undefined. May throw (getters). */
+function coverageIn(metadata) {
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const coverage = metadata.summarizes;
+  if (typeof coverage !== 'object' || coverage === null || !Array.isArray(coverage.coveredIds)) return undefined;
+  return coverage;
 }
 
 /** A short, safe description of any value for messages: `a number (42)`. */
@@ -105,7 +108,7 @@ class RecallRead {
   get changesNothing() {
     return this.invalid === undefined && this.facts.length === 0;
   }
-  /** -1 for invalid input, else the number of entries: one crossing for both. */
+  /** -1 for invalid input, else the number of entries: validity and length in one crossing. */
   get status() {
     return this.invalid === undefined ? this.snapshot.length : -1;
   }
@@ -228,8 +231,7 @@ function readEntries(read, facts) {
       } else if (updatedAt !== undefined && updatedAt !== null) {
         return read.reject(i, 'updatedAt', describe(updatedAt), 'a finite number or absent');
       }
-      const metadata = entry.metadata;
-      const coverage = metadata === undefined || metadata === null ? undefined : coverageOf(entry);
+      const coverage = coverageIn(entry.metadata);
       if (coverage !== undefined) {
         if (!pack) return true;
         flags |= IS_SUMMARY;

@@ -15,9 +15,6 @@ extern "C" {
     pub fn status(this: &RecallRead) -> i32;
     #[wasm_bindgen(method, getter)]
     pub fn length(this: &RecallRead) -> u32;
-    /// The entries as read (`Array.from(loaded)`), a new array of the caller's objects.
-    #[wasm_bindgen(method, getter)]
-    pub fn snapshot(this: &RecallRead) -> js_sys::Array;
     #[wasm_bindgen(method, getter)]
     pub fn identity(this: &RecallRead) -> JsValue;
     /// The packed facts; empty when the read was invalid.

@@ -133,9 +133,6 @@ struct Visit {
     /// Invalid input: recall is left exactly as given, so `fold` hands the
     /// caller's own value back (whatever it was) instead of a rebuilt array.
     untouched: bool,
-    /// Decided before any fact was read: recall is the snapshot as read, and
-    /// `settled.recall` is left empty rather than spelled out slot by slot.
-    as_read: bool,
 }
 
 /// Where a visit stands after its synchronous part.
@@ -167,7 +164,7 @@ impl StageState {
     /// `identity` is `None` for a scope read, which carries its own.
     fn prepare(&self, read: RecallRead, identity: Option<JsValue>) -> Step {
         let done = |read: RecallRead, settled: Settled| {
-            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false, as_read: false })
+            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false })
         };
         let Ok(len) = usize::try_from(read.status()) else {
             let spot = read.invalid().map(|spot| InvalidSpot {
@@ -178,18 +175,10 @@ impl StageState {
             });
             return Step::Done(self.invalid(read, &spot.unwrap_or_default()));
         };
-        // The glue settles these visits itself (`changesNothing`) and does not
-        // pack their facts; this is the rule it mirrors, and the guard that
-        // keeps a read without facts from ever being partitioned.
+        // glue.js settles such visits without entering Wasm (a read that
+        // packed no facts); this guard keeps one from ever being partitioned.
         if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
-            let settled = Settled { recall: Vec::new(), event: None };
-            return Step::Done(Visit {
-                read,
-                settled,
-                new_summary: JsValue::UNDEFINED,
-                untouched: false,
-                as_read: true,
-            });
+            return done(read, Settled { recall: (0..len as u32).collect(), event: None });
         }
         let facts = parse_facts(&read.facts().to_vec());
         let candidate = match decision::plan(&self.config.core, &facts, partition(&facts)) {
@@ -244,7 +233,7 @@ impl StageState {
     fn flight_for(&self, source: &SpanSource, key: &mut Option<SpanKey>) -> Option<Rc<Flight>> {
         let entries = source.span.len();
         let same_length: Vec<Rc<Flight>> =
-            self.flights.borrow().iter().filter(|flight| flight.span_entries() == entries).cloned().collect();
+            self.flights.borrow().iter().filter(|flight| flight.span_len() == entries).cloned().collect();
         if same_length.is_empty() {
             return None;
         }
@@ -358,7 +347,7 @@ impl StageState {
 
     /// Assigns `scope.loaded` when recall changed, then emits.
     fn apply_to_scope(&self, scope: &JsValue, visit: &Visit) {
-        if !visit.as_read && !visit.settled.is_unchanged(visit.read.length() as usize) {
+        if !visit.settled.is_unchanged(visit.read.length() as usize) {
             glue::assign_loaded(scope, &visit.read, &visit.settled.recall, &visit.new_summary);
         }
         if let Some(event) = &visit.settled.event {
@@ -374,9 +363,6 @@ impl StageState {
         };
         let recall: JsValue = if visit.untouched {
             loaded.clone()
-        } else if visit.as_read {
-            // A fresh array already: `readRecall` copied it out of `loaded`.
-            visit.read.snapshot().into()
         } else {
             glue::build_recall(&visit.read, &visit.settled.recall, &visit.new_summary).into()
         };
@@ -467,13 +453,13 @@ impl StageState {
                 (candidate.folded(summary_chars, &write_back, model, usage, caller), entry)
             }
         };
-        Visit { read, settled, new_summary, untouched: false, as_read: false }
+        Visit { read, settled, new_summary, untouched: false }
     }
 
     fn invalid(&self, read: RecallRead, spot: &InvalidSpot) -> Visit {
         let settled = decision::invalid_input(read.length() as usize, spot);
         self.warn_about(settled.event.as_ref());
-        Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: true, as_read: false }
+        Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: true }
     }
 
     fn clock(&self) -> Result<f64, String> {

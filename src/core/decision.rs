@@ -36,7 +36,7 @@ pub enum Plan {
 pub struct Candidate {
     input_count: usize,
     part: Partition,
-    split_at: usize,
+    /// The first `span.entries` raw entries fold; the rest are the tail.
     pub span: SpanFacts,
     /// `createdAt`/`updatedAt` of the summary; `None` means "use now".
     pub anchor: Option<f64>,
@@ -96,7 +96,6 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
-        split_at,
         span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
         anchor,
         summary_turns,
@@ -108,7 +107,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
 impl Candidate {
     /// Indices of the span entries, oldest first.
     pub fn span_indices(&self) -> &[usize] {
-        &self.part.raw[..self.split_at]
+        &self.part.raw[..self.span.entries]
     }
 
     /// UTF-16 length of the label plus its separator.
@@ -171,7 +170,7 @@ impl Candidate {
         usage: Option<Usage>,
         caller: Caller,
     ) -> Settled {
-        let tail = &self.part.raw[self.split_at..];
+        let tail = &self.part.raw[self.span.entries..];
         // Stable: the new summary goes after existing summaries with the same toTurn.
         let insert_at = self.summary_turns.partition_point(|&t| t <= self.span.to_turn);
         let mut recall = Vec::with_capacity(self.part.summaries.len() + 1 + tail.len());

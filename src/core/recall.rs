@@ -1,5 +1,6 @@
-//! What the stage knows about one recall: the facts read from each entry,
-//! their ids, the summary/raw partition, and the seam.
+//! What the stage knows about one recall: the facts read from each entry
+//! (ids stay in JS; a summary's coverage arrives as a flag on each entry it
+//! names), the summary/raw partition, and the seam.
 
 /// The fields of one entry the decisions need; nothing else is read.
 #[derive(Clone, Debug, Default, PartialEq)]
