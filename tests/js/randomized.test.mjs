@@ -22,6 +22,24 @@ const PACKAGE_ENTRY = new URL('../../pkg/dist/index.mjs', import.meta.url);
 const ARTIFACT_DIR = fileURLToPath(new URL('../../test-output/randomized/', import.meta.url));
 const SCENARIO_COUNT = Number(process.env.FPS_SCENARIOS ?? 2000);
 const MAX_REPORTED_FAILURES = 20;
+// The paths every full run must reach, or the invariants above held over
+// less than the generator claims (keys are `runScenario`'s coverage counts).
+const PATHS_A_FULL_RUN_REACHES = [
+  'plan: call',
+  'plan: empty',
+  'plan: invalid',
+  'plan: latched',
+  'plan: not-worth',
+  'plan: predicted',
+  'form: fold',
+  'form: scope',
+  'concurrent runs sharing one call',
+  'store: ok',
+  'store: reject',
+  'store: throw',
+];
+const OUTCOMES_A_FULL_RUN_REACHES = ['outcome: fold', 'outcome: refused', 'outcome: failed'];
+const FULL_RUN = 500;
 
 const warnHub = captureConsoleWarn();
 const api = await import(PACKAGE_ENTRY.href);
@@ -30,6 +48,7 @@ const seeds = process.env.FPS_SEED !== undefined ? [Number(process.env.FPS_SEED)
 
 test(`${seeds.length} seeded scenarios keep the SPEC invariants`, async () => {
   const failures = [];
+  const coverage = new Map();
   let unhandled = [];
   const recordUnhandled = (reason) => unhandled.push(reason);
   process.on('unhandledRejection', recordUnhandled);
@@ -37,7 +56,7 @@ test(`${seeds.length} seeded scenarios keep the SPEC invariants`, async () => {
     for (const seed of seeds) {
       const scenario = generateScenario(seed);
       unhandled = [];
-      const violations = await runScenario(api, scenario, warnHub);
+      const violations = await runScenario(api, scenario, warnHub, coverage);
       for (const reason of unhandled) {
         violations.push({ where: 'process', message: `unhandled rejection: ${reason?.stack ?? reason}` });
       }
@@ -63,4 +82,12 @@ test(`${seeds.length} seeded scenarios keep the SPEC invariants`, async () => {
       `Replay one with FPS_SEED=<seed> node --test tests/js/randomized.test.mjs; ` +
       `scenario JSON in test-output/randomized/seed-<seed>.json\n${report}${replay}`,
   );
+  if (seeds.length >= FULL_RUN) {
+    const reached = [...coverage.keys()];
+    const missed = [
+      ...PATHS_A_FULL_RUN_REACHES.filter((path) => !coverage.has(path)),
+      ...OUTCOMES_A_FULL_RUN_REACHES.filter((prefix) => !reached.some((key) => key.startsWith(prefix))),
+    ];
+    assert.deepEqual(missed, [], `the scenarios never reached: ${missed.join(', ')}`);
+  }
 });
