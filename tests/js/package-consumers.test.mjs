@@ -11,7 +11,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium, recordPageProblems } from './lib/chromium.mjs';
 import * as esbuild from 'esbuild';
 import { build as viteBuild } from 'vite';
 import { repoRoot, scratchProject } from './lib/scratch.mjs';
@@ -38,16 +38,6 @@ function bundledAppPage(bundler, scriptSrc) {
 }
 const fixtures = join(repoRoot, 'tests/js/fixtures');
 const scenarioFile = 'consumer-scenario.mjs';
-const chromiumArgs = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const publicExports = [
   'SUMMARY_COVERAGE_KEY',
   'SUMMARY_FRAME_PREFIX',
@@ -190,7 +180,7 @@ function consumerProject() {
 }
 
 function launchedBrowser() {
-  browserPromise ??= chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+  browserPromise ??= launchChromium();
   return browserPromise;
 }
 
@@ -218,18 +208,11 @@ async function resultFromPage(root, path) {
   const browser = await launchedBrowser();
   const server = await serveDirectory(root);
   const page = await browser.newPage();
-  const problems = [];
   // An uncaught page error (a module that fails to evaluate, say) means no
   // result will ever come: stop waiting at once and report it.
   let reportPageError;
   const pageFailed = new Promise((resolve) => (reportPageError = resolve));
-  page.on('pageerror', (error) => {
-    problems.push(`pageerror: ${error.stack || error.message}`);
-    reportPageError({ error: 'the page threw' });
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console.error: ${message.text()}`);
-  });
+  const problems = recordPageProblems(page, () => reportPageError({ error: 'the page threw' }));
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);

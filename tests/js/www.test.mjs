@@ -14,14 +14,10 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, recordPageProblems } from './lib/chromium.mjs';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUTPUT_DIR = path.join(REPO_ROOT, 'test-output');
-const CHROMIUM_ARGS = [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-];
 const EXTRACTIVE_DEFAULT_MAX_CHARS = 1200;
 const TURNS_TO_PLAY = 30;
 const SETTINGS = { triggerMinEntries: 20, preserveRecent: 5, minFoldEntries: 20, loadCount: 100, summaryTier: 'warm' };
@@ -116,7 +112,7 @@ before(async () => {
   assert.doesNotThrow(() => readFileSync(distEntry), `${distEntry} is missing: build the package first (bash scripts/build.sh)`);
   mkdirSync(OUTPUT_DIR, { recursive: true });
   ({ child: server, url: baseUrl } = await startPlaygroundServer());
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -127,11 +123,7 @@ after(async () => {
 /** A page that records every page error and console error it produces. */
 async function openPlayground(viewport) {
   const page = await browser.newPage({ viewport });
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console.error: ${message.text()}`);
-  });
+  const problems = recordPageProblems(page);
   await page.goto(`${baseUrl}/www/`);
   await page.locator('#conversation-status', { hasText: 'Sample support conversation' }).waitFor();
   return { page, problems };
