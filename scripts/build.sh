@@ -2,10 +2,22 @@
 # Builds the npm package into pkg/: release Wasm → wasm-bindgen (web target)
 # → wasm-opt → scripts/assemble-package.mjs (inline bytes, ESM + CJS bundles,
 # pkg-template files). Bootstraps the toolchain first (quick when present).
+#
+#   --if-stale   build only when pkg/dist/index.mjs is missing or older than
+#                something it is built from (the list below is this script's
+#                own inputs); a current package is used as is.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 bash "$here/bootstrap.sh"
+if [ "${1:-}" = --if-stale ]; then
+  entry="$root/pkg/dist/index.mjs"
+  if [ -f "$entry" ] && [ -z "$(cd "$root" && find src pkg-template Cargo.toml Cargo.lock .cargo package-lock.json \
+      scripts/build.sh scripts/package-entry.mjs scripts/assemble-package.mjs -newer "$entry" -print -quit)" ]; then
+    exit 0
+  fi
+  echo "[build] pkg/dist/index.mjs is missing or older than its sources: building" >&2
+fi
 # shellcheck source=toolchain-env.sh
 source "$here/toolchain-env.sh"
 cd "$root"
