@@ -121,7 +121,7 @@ export interface LLMProvider {
  * its newest `updatedAt`; `ttl` is `createdAt + ttlMs` when `ttlMs` is
  * configured. It shares MemoryEntry's bookkeeping but does not extend
  * MemoryEntry: its optional `decayPolicy?: unknown` would make a summary
- * unassignable to an app's own entry type under `exactOptionalPropertyTypes`.
+ * unassignable to an app's own entry type that declares `decayPolicy`.
  */
 export interface SummaryEntry extends EntryBookkeeping {
   readonly id: string;

@@ -58,14 +58,12 @@ export function withProperty(object, path, value) {
   return object;
 }
 
-export function clone(value) {
-  return structuredClone(value);
-}
-
 /**
  * A test harness. `options.reply` decides what the summarizer does:
- * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }.
- * `options.shape` is 'callback' or 'provider'; `options.store` is 'ok',
+ * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }
+ * | { gate: true, text } (answers when `release()` is called).
+ * `options.shape` is 'callback' or 'provider' (`noUsage`: no usage in the
+ * response; `nanUsage`: a NaN input count); `options.store` is 'ok',
  * 'reject', 'throw' or 'none'.
  */
 export class Harness {
@@ -84,7 +82,7 @@ export class Harness {
     this.releases = [];
   }
 
-  reply(request) {
+  reply() {
     const reply = this.options.reply ?? { text: 'short summary' };
     if (reply.throw !== undefined) throw new Error(reply.throw);
     if (reply.reject !== undefined) return Promise.reject(new Error(reply.reject));
@@ -94,8 +92,7 @@ export class Harness {
       return new Promise((resolve) => setTimeout(() => resolve(this.wrap(reply.lateText)), reply.afterMs));
     }
     if ('value' in reply) return Promise.resolve(this.options.shape === 'provider' ? { content: reply.value } : reply.value);
-    const text = typeof reply.text === 'function' ? reply.text(request) : reply.text;
-    return Promise.resolve(this.wrap(text));
+    return Promise.resolve(this.wrap(reply.text));
   }
 
   wrap(text) {
@@ -117,14 +114,14 @@ export class Harness {
         complete: (request) => {
           this.calls.push(request);
           this.signals.push(request.signal);
-          return this.reply(request);
+          return this.reply();
         },
       };
       config.model = 'mini-1';
     } else {
       config.llm = (messages) => {
         this.calls.push(messages);
-        return this.reply(messages);
+        return this.reply();
       };
     }
     const storeMode = this.options.store ?? 'ok';

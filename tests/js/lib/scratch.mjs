@@ -4,7 +4,6 @@
 //
 //   const project = await scratchProject();
 //   const pkg = await project.importPackage();          // ESM, through exports.import
-//   const cjs = project.requirePackage();                // CJS, through exports.require
 //   const { flowChart } = await project.importPackage('footprintjs');
 //
 // Packs once per process (scripts/pack.sh, or the tarball named by FPS_TARBALL)
@@ -12,7 +11,6 @@
 // exits unless FPS_KEEP_SCRATCH is set (handy when a test fails).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -78,12 +76,10 @@ function createScratchProject() {
     throw new Error(`npm install in ${dir} failed:\n${error.stderr || error.message}`);
   }
 
-  const requireFromProject = createRequire(join(dir, 'package.json'));
   const namespaces = new Map();
 
   return {
     dir,
-    tarball,
     /**
      * The ESM namespace of `specifier` as the scratch project resolves it
      * (the `import` condition). Default: this package.
@@ -102,10 +98,6 @@ function createScratchProject() {
         );
       }
       return namespaces.get(specifier);
-    },
-    /** `require(specifier)` from the scratch project (the `require` condition). */
-    requirePackage(specifier = packageName) {
-      return requireFromProject(specifier);
     },
   };
 }
