@@ -10,8 +10,8 @@ import { cpus, arch, platform } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gzipSync, brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { loadSummarizeApi } from './bench/load-api.mjs';
+import { compressedSizes } from './bench/sizes.mjs';
 import { CASES, SIZES, buildWorkloads } from './bench/workloads.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -157,11 +157,8 @@ async function measureWorkload(workload, modules, budget) {
     const micros = summarizeSamples(samples[index]);
     return {
       module: module.role,
-      medianUs: micros.median,
-      p10Us: micros.p10,
-      p90Us: micros.p90,
+      micros,
       nsPerEntry: (micros.median * 1000) / workload.n,
-      batches: micros.count,
       batchSize,
       problems: problems[index],
     };
@@ -242,14 +239,6 @@ function measureMemory(modules, folds, progress) {
   });
 }
 
-function compressedSizes(bytes) {
-  return {
-    raw: bytes.length,
-    gzip: gzipSync(bytes, { level: 9 }).length,
-    brotli: brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-  };
-}
-
 /**
  * Bytes a user downloads: the module file, and the Wasm it compiles at import
  * as captured by the probe child (whatever the module does to get it: inlined,
@@ -281,7 +270,7 @@ function measureSizes(modules, memory) {
 
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 const micros = (value) => fixed(value, value < 10 ? 2 : value < 1000 ? 1 : 0);
-const spread = (stat, format) => `${format(stat.median ?? stat.medianUs)} (${format(stat.p10 ?? stat.p10Us)}–${format(stat.p90 ?? stat.p90Us)})`;
+const spread = (stat, format) => `${format(stat.median)} (${format(stat.p10)}–${format(stat.p90)})`;
 const bytes = (count) => (count === null || count === undefined ? '—' : count >= 10 * 1024 ? `${(count / 1024).toFixed(1)} KiB` : `${count} B`);
 const signedMiB = (count) => `${count >= 0 ? '+' : ''}${(count / 1048576).toFixed(2)} MiB`;
 const mib = (count) => `${(count / 1048576).toFixed(2)} MiB`;
@@ -313,15 +302,15 @@ function renderMarkdown(report) {
     const rows = report.recall.map((row) => {
       const [subject, baseline] = row.results;
       if (!withBaseline) {
-        return [row.case, row.n, spread(subject, micros), fixed(subject.nsPerEntry, 1), `${subject.batches} × ${subject.batchSize}`];
+        return [row.case, row.n, spread(subject.micros, micros), fixed(subject.nsPerEntry, 1), `${subject.micros.count} × ${subject.batchSize}`];
       }
       const verdict = row.ratio.median <= row.ratio.target ? 'met' : 'MISSED';
       return [
         row.case,
         row.n,
-        spread(subject, micros),
+        spread(subject.micros, micros),
         fixed(subject.nsPerEntry, 1),
-        spread(baseline, micros),
+        spread(baseline.micros, micros),
         fixed(baseline.nsPerEntry, 1),
         `${spread(row.ratio, (v) => fixed(v, 2))}×`,
         `≤ ${row.ratio.target}× ${verdict}`,

@@ -6,9 +6,9 @@
 // them as base64, how many bytes of the module file are glue rather than Wasm).
 // Prints one JSON line.
 import { readFileSync } from 'node:fs';
-import { gzipSync, brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { watchWebAssembly } from './wasm-probe.mjs';
 import { loadSummarizeApi } from './load-api.mjs';
+import { compressedSizes } from './sizes.mjs';
 import { SUMMARIZER_MODEL, SUMMARY_TEXT, buildConversation } from './workloads.mjs';
 
 const [modulePath, foldsArgument] = process.argv.slice(2);
@@ -40,13 +40,6 @@ for (let i = 0; i < folds; i++) {
 }
 const after = settledUsage();
 
-function compressedSizes(bytes) {
-  return {
-    raw: bytes.length,
-    gzip: gzipSync(bytes, { level: 9 }).length,
-    brotli: brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-  };
-}
 
 // latin1 maps bytes 1:1 to characters, so text lengths below are byte counts.
 let glueText = readFileSync(modulePath, 'latin1');
