@@ -22,7 +22,7 @@ use super::span_key::SpanSource;
 use crate::core::config::Shape;
 use crate::core::decision::{self, Candidate, Plan, Settled};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, Usage, WriteBack};
-use crate::core::format::{summary_entry_id, transcript, LineContent, TranscriptLine};
+use crate::core::format::{transcript, LineContent, TranscriptLine};
 use crate::core::latch::{Latch, SpanKey};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
@@ -407,7 +407,7 @@ impl StageState {
         let entry = glue::summary_entry(
             read,
             span,
-            &summary_entry_id(span_facts.from_turn, span_facts.to_turn),
+            candidate.summary_id(),
             candidate.header(),
             &text,
             span_facts.from_turn,

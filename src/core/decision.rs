@@ -4,7 +4,7 @@
 
 use super::config::StageConfig;
 use super::events::{self, Caller, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
-use super::format::{label, utf16_len, CALLBACK_AUTHOR, LABEL_SEPARATOR};
+use super::format::{label, summary_entry_id, utf16_len, CALLBACK_AUTHOR, LABEL_SEPARATOR};
 use super::recall::{seam, to_turn, EntryFacts, Partition};
 
 /// Marks where the new summary entry goes in a recall of slots.
@@ -46,6 +46,8 @@ pub struct Candidate {
     /// follows it, and its UTF-16 length: known before any call (SPEC §8).
     header: String,
     label_chars: usize,
+    /// The id the summary entry of this span gets (`msg-summary-{from}-{to}`).
+    summary_id: String,
 }
 
 /// SPEC §4 step 5 before any fact is read: with no summary in recall nothing
@@ -101,6 +103,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         summary_turns,
         header,
         label_chars,
+        summary_id: summary_entry_id(from_turn, to_turn_value),
     })
 }
 
@@ -118,6 +121,10 @@ impl Candidate {
     /// The label and its separator: the stored content is this, then the summary.
     pub fn header(&self) -> &str {
         &self.header
+    }
+
+    pub fn summary_id(&self) -> &str {
+        &self.summary_id
     }
 
     /// SPEC §8: when even an empty summary could not make recall smaller.
@@ -182,13 +189,14 @@ impl Candidate {
         let (reason, evidence) = events::folded(FoldReport {
             span: self.span,
             kept: tail.len(),
+            summary_id: &self.summary_id,
             summary_chars,
             write_back,
             model,
             usage,
             caller,
         });
-        let added = vec![super::format::summary_entry_id(self.span.from_turn, self.span.to_turn)];
+        let added = vec![self.summary_id.clone()];
         let output = recall.len();
         Settled { recall, event: Some(make_event(self.input_count, output, dropped, added, reason, evidence)) }
     }

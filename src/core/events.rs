@@ -2,7 +2,7 @@
 //! were dropped or added, and the evidence, in the key order SPEC §2/§4 fix.
 //! The bindings turn `dropped` indices into the caller's own ids.
 
-use super::format::{plural, summary_entry_id};
+use super::format::plural;
 use super::js_number::js_number_to_string as num;
 use super::json::JsonObject;
 
@@ -332,6 +332,7 @@ pub enum WriteBack {
 pub struct FoldReport<'a> {
     pub span: SpanFacts,
     pub kept: usize,
+    pub summary_id: &'a str,
     pub summary_chars: usize,
     pub write_back: &'a WriteBack,
     pub model: Option<&'a str>,
@@ -354,7 +355,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             plural(span.entries, "entry", "entries"),
             num(span.from_turn),
             num(span.to_turn),
-            summary_entry_id(span.from_turn, span.to_turn),
+            report.summary_id,
             report.kept,
             report.caller.suffix()
         ),
@@ -474,6 +475,7 @@ mod tests {
         let report = |write_back| FoldReport {
             span: SPAN,
             kept: 5,
+            summary_id: "msg-summary-1-2",
             summary_chars: 80,
             write_back,
             model: None,
@@ -520,6 +522,7 @@ mod tests {
         let report = |caller| FoldReport {
             span: SPAN,
             kept: 5,
+            summary_id: "msg-summary-1-2",
             summary_chars: 80,
             write_back: &WriteBack::Written,
             model: Some("mini \"m\""),
