@@ -591,24 +591,29 @@ export function buildRecall(read, slots, newSummary) {
   return recall;
 }
 
-/** The event payload in SPEC §2 key order, with the caller's own ids. The
- * evidence comes as JSON text the core wrote (`Evidence::to_json`). */
-export function eventPayload(strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidenceJson) {
-  const droppedIds = idsAt(read, dropped);
-  return {
+/**
+ * One event, in one crossing: the payload in SPEC §2 key order with the
+ * caller's own ids (the evidence comes as JSON text the core wrote,
+ * `Evidence::to_json`), sent to `scope.$emit` when a scope is given and to
+ * `onEvent`, then returned.
+ */
+export function emitEvent(scope, onEvent, type, strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidenceJson) {
+  const payload = {
     strategyId,
     strategyKind,
     reason,
     inputMemoryCount: inputCount,
     outputMemoryCount: outputCount,
-    droppedIds,
+    droppedIds: idsAt(read, dropped),
     addedIds,
     scoreEvidence: JSON.parse(evidenceJson),
   };
+  sendEvent(scope, onEvent, type, payload);
+  return payload;
 }
 
 /** scope.$emit (this = scope), then onEvent. An observer that throws is ignored. */
-export function emitEvent(scope, onEvent, type, payload) {
+function sendEvent(scope, onEvent, type, payload) {
   if (scope !== undefined) {
     try {
       const emit = scope.$emit;

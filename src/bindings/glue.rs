@@ -117,8 +117,13 @@ extern "C" {
     pub fn assign_loaded(scope: &JsValue, read: &RecallRead, slots: &[u32], new_summary: &JsValue);
     #[wasm_bindgen(js_name = foldResult)]
     pub fn fold_result(recall: &JsValue, kind: &js_sys::JsString, payload: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = eventPayload)]
-    pub fn event_payload(
+    /// Builds the payload, emits it (through `scope.$emit` when `scope` is
+    /// defined, and `onEvent`) and returns it.
+    #[wasm_bindgen(js_name = emitEvent)]
+    pub fn emit_event(
+        scope: &JsValue,
+        on_event: &JsValue,
+        kind: &js_sys::JsString,
         strategy_id: &js_sys::JsString,
         strategy_kind: &js_sys::JsString,
         reason: &str,
@@ -129,8 +134,6 @@ extern "C" {
         added_ids: Vec<String>,
         evidence_json: &str,
     ) -> JsValue;
-    #[wasm_bindgen(js_name = emitEvent)]
-    pub fn emit_event(scope: &JsValue, on_event: &JsValue, kind: &js_sys::JsString, payload: &JsValue);
     /// `facts_from`: `decision::facts_needed_from`, for the reader.
     #[wasm_bindgen(js_name = makeStage)]
     pub fn make_stage(inner: JsValue, facts_from: u32) -> JsValue;

@@ -492,7 +492,10 @@ impl StageState {
     /// `onEvent`, and returns it.
     fn emit(&self, scope: &JsValue, read: &RecallRead, event: &Event) -> JsValue {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
-        let payload = glue::event_payload(
+        glue::emit_event(
+            scope,
+            &self.config.on_event,
+            &self.config.event_type,
             &self.config.strategy_id,
             &self.config.strategy_kind,
             &event.reason,
@@ -502,9 +505,7 @@ impl StageState {
             &dropped,
             event.added.clone(),
             &event.evidence.to_json(),
-        );
-        glue::emit_event(scope, &self.config.on_event, &self.config.event_type, &payload);
-        payload
+        )
     }
 }
 
