@@ -122,10 +122,14 @@ impl Fixture {
         assert!(resolved.is_undefined(), "stage resolves to undefined");
     }
 
-    async fn fold(&self, loaded: &JsValue, identity: &JsValue) -> JsValue {
+    /// Calls `stage.fold` and hands back its promise without waiting on it.
+    fn start_fold(&self, loaded: &JsValue, identity: &JsValue) -> Promise {
         let fold: Function = get(&self.stage, "fold").dyn_into().expect("stage.fold is a function");
-        let promise: Promise = fold.call2(&JsValue::UNDEFINED, loaded, identity).unwrap().dyn_into().unwrap();
-        JsFuture::from(promise).await.expect("fold resolves")
+        fold.call2(&JsValue::UNDEFINED, loaded, identity).unwrap().dyn_into().expect("fold returns a Promise")
+    }
+
+    async fn fold(&self, loaded: &JsValue, identity: &JsValue) -> JsValue {
+        JsFuture::from(self.start_fold(loaded, identity)).await.expect("fold resolves")
     }
 
     fn events(&self) -> Vec<Value> {
@@ -779,11 +783,8 @@ async fn sixteen_concurrent_runs_over_one_span_make_one_call_and_one_put() {
 #[wasm_bindgen_test]
 async fn concurrent_spans_of_equal_length_in_two_conversations_are_not_coalesced() {
     let f = Fixture::new(json!({ "reply": { "gate": true, "text": "shared summary" } }), small_config());
-    let fold: Function = get(&f.stage, "fold").dyn_into().unwrap();
-    let start = |conversation_id: &str| -> Promise {
-        let loaded = conversation(6, 2, 100, conversation_id);
-        let identity = js(&json!({ "conversationId": conversation_id }));
-        fold.call2(&JsValue::UNDEFINED, &loaded, &identity).unwrap().dyn_into().unwrap()
+    let start = |conversation_id: &str| {
+        f.start_fold(&conversation(6, 2, 100, conversation_id), &js(&json!({ "conversationId": conversation_id })))
     };
     let (a, b, a_again) = (start("a"), start("b"), start("a"));
     JsFuture::from(sleep(5)).await.unwrap();
@@ -806,13 +807,10 @@ async fn concurrent_spans_of_equal_length_in_two_conversations_are_not_coalesced
 #[wasm_bindgen_test]
 async fn an_identity_object_changed_after_a_visit_keeps_that_visit_keyed() {
     let f = Fixture::new(json!({ "reply": { "gate": true, "text": "shared summary" } }), small_config());
-    let fold: Function = get(&f.stage, "fold").dyn_into().unwrap();
     let identity = js(&json!({ "conversationId": "A" }));
-    let a: Promise =
-        fold.call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "A"), &identity).unwrap().dyn_into().unwrap();
+    let a = f.start_fold(&conversation(6, 2, 100, "A"), &identity);
     Reflect::set(&identity, &"conversationId".into(), &"B".into()).unwrap();
-    let b: Promise =
-        fold.call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "B"), &identity).unwrap().dyn_into().unwrap();
+    let b = f.start_fold(&conversation(6, 2, 100, "B"), &identity);
     JsFuture::from(sleep(5)).await.unwrap();
     assert_eq!(f.call_count(), 2, "B is another conversation: its own call");
     f.h.release();
@@ -822,10 +820,8 @@ async fn an_identity_object_changed_after_a_visit_keeps_that_visit_keyed() {
     }
 
     let refusing = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
-    let fold: Function = get(&refusing.stage, "fold").dyn_into().unwrap();
     let identity = js(&json!({ "conversationId": "A" }));
-    let a: Promise =
-        fold.call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "A"), &identity).unwrap().dyn_into().unwrap();
+    let a = refusing.start_fold(&conversation(6, 2, 100, "A"), &identity);
     Reflect::set(&identity, &"conversationId".into(), &"B".into()).unwrap();
     JsFuture::from(a).await.unwrap();
     refusing.fold(&conversation(6, 2, 100, "B"), &js(&json!({ "conversationId": "B" }))).await;
@@ -873,9 +869,7 @@ async fn a_clock_that_starts_the_same_fold_still_makes_one_call() {
     let loaded = conversation(6, 2, 100, "c1");
     Reflect::set(&holder, &"stage".into(), &f.stage).unwrap();
     Reflect::set(&holder, &"loaded".into(), &loaded).unwrap();
-    let fold: Function = get(&f.stage, "fold").dyn_into().unwrap();
-    let outer: Promise =
-        fold.call2(&JsValue::UNDEFINED, &loaded, &js(&json!({ "conversationId": "c1" }))).unwrap().dyn_into().unwrap();
+    let outer = f.start_fold(&loaded, &js(&json!({ "conversationId": "c1" })));
     JsFuture::from(sleep(5)).await.unwrap();
     assert_eq!(f.call_count(), 1, "one call while both are in flight");
     f.h.release();
