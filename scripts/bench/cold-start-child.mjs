@@ -2,7 +2,7 @@
 // first fold (stage construction + one provider+store fold at N = 20, the size
 // at which the default trigger first fires). Prints one JSON line.
 import { loadSummarizeApi } from './load-api.mjs';
-import { BENCH_IDENTITY, SUMMARIZER_MODEL, SUMMARY_TEXT, buildConversation } from './workloads.mjs';
+import { BENCH_IDENTITY, SUMMARIZER_MODEL, buildConversation, instantProvider } from './workloads.mjs';
 
 const modulePath = process.argv[2];
 
@@ -14,7 +14,7 @@ const loaded = buildConversation(20);
 const scope = { loaded, identity: BENCH_IDENTITY, $emit() {} };
 let writes = 0;
 const config = {
-  llm: { complete: async () => ({ content: SUMMARY_TEXT, usage: { input: 1200, output: 180 } }) },
+  llm: instantProvider(),
   model: SUMMARIZER_MODEL,
   store: { put: async () => void writes++ },
 };

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { watchWebAssembly } from './wasm-probe.mjs';
 import { loadSummarizeApi } from './load-api.mjs';
 import { compressedSizes } from './sizes.mjs';
-import { SUMMARIZER_MODEL, SUMMARY_TEXT, buildConversation } from './workloads.mjs';
+import { SUMMARIZER_MODEL, buildConversation, instantProvider } from './workloads.mjs';
 
 const [modulePath, foldsArgument] = process.argv.slice(2);
 const folds = Number(foldsArgument);
@@ -20,7 +20,7 @@ const loaded = buildConversation(200);
 const identities = Array.from({ length: 64 }, (_, i) => ({ tenant: 'acme-eu', principal: `user-${i}`, conversationId: `conv-${i}` }));
 let writes = 0;
 const stage = api.summarize({
-  llm: { complete: async () => ({ content: SUMMARY_TEXT, usage: { input: 1200, output: 180 } }) },
+  llm: instantProvider(),
   model: SUMMARIZER_MODEL,
   store: { put: async () => void writes++ },
 });

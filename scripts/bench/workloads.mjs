@@ -24,6 +24,19 @@ export const SUMMARY_TEXT =
   'ending 4417 within 5 business days, replacement ships Friday 📦. Prefers e-mail, not phone. ' +
   '注文番号 48213 の返金は処理済み。Open item: confirm the Zürich invoice in CHF.';
 
+// What the instant provider reports; the fold case checks the event carries it.
+export const BENCH_USAGE = Object.freeze({ input: 1200, output: 180 });
+
+/** A provider that answers at once with SUMMARY_TEXT; `onCall` hears each call. */
+export function instantProvider(onCall = () => {}) {
+  return {
+    async complete() {
+      onCall();
+      return { content: SUMMARY_TEXT, usage: { ...BENCH_USAGE } };
+    },
+  };
+}
+
 const USER_SENTENCES = [
   'My order #48213 arrived yesterday and the box was completely crushed.',
   'Can you refund the €129.90 to the card ending in 4417?',
@@ -161,12 +174,7 @@ function createWorkload(caseName, n, conversation) {
     calls.summarizer++;
     return SUMMARY_TEXT;
   };
-  const provider = {
-    async complete() {
-      calls.summarizer++;
-      return { content: SUMMARY_TEXT, usage: { input: 1200, output: 180 } };
-    },
-  };
+  const provider = instantProvider(() => calls.summarizer++);
   const store = {
     async put() {
       calls.storePuts++;
@@ -335,7 +343,7 @@ function createWorkload(caseName, n, conversation) {
           check(coverage?.model === SUMMARIZER_MODEL, 'coverage does not record the model');
           check(seen.puts.length === 1 && seen.puts[0].identity === BENCH_IDENTITY && seen.puts[0].entry === summary, 'store.put did not get (identity, the summary in recall)');
           check(event?.reason?.includes('written back'), `fold event does not say it was written back: ${event?.reason}`);
-          check(event?.scoreEvidence?.usage?.input === 1200 && event.scoreEvidence.usage.output === 180, 'fold event does not carry the usage');
+          check(event?.scoreEvidence?.usage?.input === BENCH_USAGE.input && event.scoreEvidence.usage.output === BENCH_USAGE.output, 'fold event does not carry the usage');
         }
       } else {
         check(recall.length === expected.recall.length && expected.recall.every((entry, i) => recall[i] === entry), 'recall is not the expected entries, in order');
