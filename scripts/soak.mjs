@@ -26,11 +26,9 @@
 // open conversations' newest summaries, so the JS side is bounded and the
 // numbers measure the package.
 //
-// Measuring Wasm memory: the package does not expose its WebAssembly.Memory.
-// It instantiates with `new WebAssembly.Instance(...)` at import, so this
-// script wraps that constructor for the duration of the import and takes the
-// Memory from the instance's exports; `wasm` below is exactly that linear
-// memory's byte length. Node counts Wasm memory in `external`, not in
+// Measuring Wasm memory: the package does not expose its WebAssembly.Memory,
+// so the benchmark's probe (bench/wasm-probe.mjs) watches the instantiation
+// at import; `wasm` below is exactly that linear memory's byte length. Node counts Wasm memory in `external`, not in
 // `arrayBuffers`. Every sample is taken after a forced full GC.
 //
 // Verdict: memory must not grow after warm-up. Between the warm-up mark and
@@ -39,6 +37,7 @@
 // heap at most HEAP_GROWTH_TOLERANCE (GC noise). Exit code 1 otherwise.
 
 import { parseArgs } from 'node:util';
+import { watchWebAssembly } from './bench/wasm-probe.mjs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -74,20 +73,8 @@ if (!Number.isInteger(warmupMark) || warmupMark < 0) throw new RangeError(`--war
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc');
 
-const wasmInstances = [];
-const NativeInstance = WebAssembly.Instance;
-WebAssembly.Instance = new Proxy(NativeInstance, {
-  construct(target, args) {
-    const instance = Reflect.construct(target, args);
-    wasmInstances.push(instance);
-    return instance;
-  },
-});
+const webAssembly = watchWebAssembly();
 const { summarize } = await import(new URL('../pkg/dist/index.mjs', import.meta.url).href);
-WebAssembly.Instance = NativeInstance;
-const wasmMemory = wasmInstances
-  .flatMap((instance) => Object.values(instance.exports))
-  .find((value) => value instanceof WebAssembly.Memory);
 
 // ---------------------------------------------------------------------------
 // The workload.
@@ -195,7 +182,7 @@ function sample(runs, startedAt) {
   return {
     runs,
     elapsedSeconds: (performance.now() - startedAt) / 1000,
-    wasm: wasmMemory?.buffer.byteLength,
+    wasm: webAssembly.linearMemoryBytes() ?? undefined,
     heapUsed: usage.heapUsed,
     external: usage.external,
     arrayBuffers: usage.arrayBuffers,
@@ -210,7 +197,7 @@ const printSample = (s) =>
 console.log(
   `soak: ${totalRuns} recalls over ${conversationCount} conversations (${visitsPerConversation} visits each, ${activeCount} open at a time) ` +
     `on one stage instance, ${concurrency} at a time (+1 concurrent duplicate per batch); ` +
-    `Wasm memory ${wasmMemory ? 'read from the instance export' : 'NOT found (n/a)'}`,
+    `Wasm memory ${webAssembly.linearMemoryBytes() !== null ? 'read from the instance export' : 'NOT found (n/a)'}`,
 );
 console.log(row(columns));
 const startedAt = performance.now();
