@@ -38,6 +38,7 @@
 
 import { parseArgs } from 'node:util';
 import { watchWebAssembly } from './bench/wasm-probe.mjs';
+import { messageEntry } from './lib/memory-pipeline.mjs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -88,21 +89,18 @@ const SENTENCES = [
 ];
 const isRefusing = (conversation) => conversation % 10 < REFUSING_SHARE;
 
+// The same ids (`msg-{turn}-{k}`) in every conversation, as in real stores.
 function entryOf(conversation, turn, k, identity) {
-  const clock = 1_700_000_000_000 + turn * 1000 + k;
-  return {
-    id: `msg-${turn}-${k}`, // the same ids in every conversation, as in real stores
-    value: {
+  return messageEntry({
+    turn,
+    index: k,
+    message: {
       role: k === 0 ? 'user' : 'assistant',
       content: `#${conversation} ${SENTENCES[(conversation + turn + k) % SENTENCES.length]} (turn ${turn})`,
     },
-    version: 1,
-    createdAt: clock,
-    updatedAt: clock,
-    lastAccessedAt: clock,
-    accessCount: 0,
-    source: { turn, identity },
-  };
+    identity,
+    at: 1_700_000_000_000 + turn * 1000 + k,
+  });
 }
 
 const store = new Map(); // conversationId -> newest summaries of an open conversation

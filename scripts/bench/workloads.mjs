@@ -3,9 +3,9 @@
 // and a check that a run produced the outcome the case is named after.
 // Everything here is built OUTSIDE the timed region; the timed region only calls
 // `stage(scope)`.
+import { STRATEGY_EVENT as EVENT_TYPE, messageEntry } from '../lib/memory-pipeline.mjs';
 
 export const SIZES = [20, 200, 2000, 20000];
-export const EVENT_TYPE = 'agentfootprint.memory.strategy_applied';
 export const SUMMARIZER_MODEL = 'bench-cheap-summarizer';
 const PRESERVE_RECENT = 5;
 const FOLD_SPAN_VARIANTS = 8;
@@ -104,18 +104,16 @@ export function buildConversation(count, identity = BENCH_IDENTITY) {
     const content = isUser
       ? composeMessage(random, USER_SENTENCES, 40, 260)
       : composeMessage(random, ASSISTANT_SENTENCES, 120, 620);
-    const at = startMs + index * 37_000;
-    entries.push({
-      id: `msg-${turn}-${isUser ? 0 : 1}`,
-      value: { role: isUser ? 'user' : 'assistant', content },
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-      lastAccessedAt: at,
-      accessCount: 0,
-      tier: 'hot',
-      source: { turn, runtimeStageId: 'call-llm#0', messageId: `m-${index}`, identity },
-    });
+    entries.push(
+      messageEntry({
+        turn,
+        index: isUser ? 0 : 1,
+        message: { role: isUser ? 'user' : 'assistant', content },
+        identity,
+        at: startMs + index * 37_000,
+        source: { runtimeStageId: 'call-llm#0', messageId: `m-${index}` },
+      }),
+    );
   }
   return entries;
 }

@@ -192,11 +192,11 @@ export function messageEntryId(turn, index) {
 }
 
 /**
- * A stored message entry, keys in SPEC §2 order. `clock` is called once per
- * entry so every entry gets its own instant.
+ * A stored message entry at time `at`, keys in SPEC §2 order. `source` adds
+ * fields to `source` (between `turn` and `identity`), as agentfootprint's
+ * writers do (`runtimeStageId`, `messageId`).
  */
-export function messageEntry({ turn, index, message, identity, clock }) {
-  const at = clock();
+export function messageEntry({ turn, index, message, identity, at, source = {} }) {
   return {
     id: messageEntryId(turn, index),
     value: { role: message.role, content: message.content },
@@ -206,7 +206,7 @@ export function messageEntry({ turn, index, message, identity, clock }) {
     lastAccessedAt: at,
     accessCount: 0,
     tier: 'hot',
-    source: { turn, identity },
+    source: { turn, ...source, identity },
   };
 }
 
@@ -273,7 +273,7 @@ export function writeTurnStage({ store, clock }) {
     const identity = plainIdentity(requestIdentity);
     const writtenIds = [];
     for (const [index, message] of Array.from(messages).entries()) {
-      const entry = messageEntry({ turn, index, message, identity, clock });
+      const entry = messageEntry({ turn, index, message, identity, at: clock() });
       await store.put(identity, entry);
       writtenIds.push(entry.id);
     }
