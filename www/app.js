@@ -6,7 +6,7 @@ import { ConversationInputError, messageCount, parseConversation, turnsFromMessa
 import { ConversationSimulation } from './simulation.js';
 import { openAiCompatibleProvider } from './openai-provider.js';
 import { CHART_SERIES, describeRecallChart, drawRecallChart } from './chart.js';
-import { el, errorText, eventKind, eventLogItems, renderRecall, renderStore } from './render.js';
+import { el, errorText, eventKind, eventLogItems, fact, renderRecall, renderStore } from './render.js';
 
 const SAMPLE_URL = './sample-conversation.json';
 
@@ -262,14 +262,14 @@ export async function startPlayground({ api, notify, clearNotice }) {
       el(
         'dl',
         { class: 'turn-facts' },
-        turnFact('Turn', String(snapshot.turn)),
-        turnFact('Loaded', `${snapshot.loaded.length} entries`),
-        turnFact('Recall', `${snapshot.recall.length} entries (${summariesInRecall} summar${summariesInRecall === 1 ? 'y' : 'ies'})`),
-        turnFact('Hidden from recall', `${hiddenCount} loaded entr${hiddenCount === 1 ? 'y' : 'ies'}`),
-        turnFact('Recall size', `${snapshot.recallChars.toLocaleString('en')} chars`),
-        turnFact('Without the stage', `${snapshot.verbatimChars.toLocaleString('en')} chars`),
-        turnFact('Against verbatim', comparison),
-        turnFact('Events', snapshot.events.length === 0 ? 'none' : snapshot.events.map((e) => eventKind(e.payload ?? {})).join(', ')),
+        fact('Turn', String(snapshot.turn)),
+        fact('Loaded', `${snapshot.loaded.length} entries`),
+        fact('Recall', `${snapshot.recall.length} entries (${summariesInRecall} summar${summariesInRecall === 1 ? 'y' : 'ies'})`),
+        fact('Hidden from recall', `${hiddenCount} loaded entr${hiddenCount === 1 ? 'y' : 'ies'}`),
+        fact('Recall size', `${snapshot.recallChars.toLocaleString('en')} chars`),
+        fact('Without the stage', `${snapshot.verbatimChars.toLocaleString('en')} chars`),
+        fact('Against verbatim', comparison),
+        fact('Events', snapshot.events.length === 0 ? 'none' : snapshot.events.map((e) => eventKind(e.payload ?? {})).join(', ')),
       ),
     );
     setRunSummary(
@@ -283,10 +283,6 @@ export async function startPlayground({ api, notify, clearNotice }) {
     views.eventLogEmpty.hidden = views.eventLog.children.length > 0;
     drawChart();
     updateButtons();
-  }
-
-  function turnFact(name, value) {
-    return el('div', { class: 'fact' }, el('dt', {}, name), el('dd', {}, value));
   }
 
   function reportProblems(snapshot) {

@@ -184,7 +184,7 @@ function eventItem(turn, event) {
   );
 }
 
-function fact(name, value) {
+export function fact(name, value) {
   return el('div', { class: 'fact' }, el('dt', {}, name), el('dd', {}, value));
 }
 
