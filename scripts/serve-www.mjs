@@ -48,12 +48,13 @@ function parsePort(argv) {
 }
 
 /**
- * Maps a request path to a file under www/ or pkg/, or returns undefined.
- * The path is decoded, resolved, and must still lie inside one of the served
- * directories after symlinks are followed, so `..`, encoded `%2e%2e` and
- * links out of the tree all end as 404.
+ * Maps a request path to a file under one of `directories` (top-level names
+ * under `root`; null serves all of `root`), or returns undefined. The path is
+ * decoded, resolved, and must still lie inside the served directory after
+ * symlinks are followed, so `..`, encoded `%2e%2e` and links out of the tree
+ * all end as 404.
  */
-async function resolveFile(root, requestPath) {
+async function resolveFile(root, requestPath, directories) {
   let decoded;
   try {
     decoded = decodeURIComponent(requestPath);
@@ -61,8 +62,8 @@ async function resolveFile(root, requestPath) {
     return undefined;
   }
   if (decoded.includes('\0')) return undefined;
-  const topDirectory = decoded.split('/')[1];
-  if (!SERVED_DIRECTORIES.includes(topDirectory)) return undefined;
+  const topDirectory = directories === null ? '' : decoded.split('/')[1];
+  if (directories !== null && !directories.includes(topDirectory)) return undefined;
   const servedRoot = await realpath(path.join(root, topDirectory)).catch(() => undefined);
   if (!servedRoot) return undefined;
   let candidate = path.resolve(root, `.${decoded}`);
@@ -75,7 +76,7 @@ async function resolveFile(root, requestPath) {
   return candidate.startsWith(servedRoot + path.sep) ? candidate : undefined;
 }
 
-async function handle(root, request, response) {
+async function handle(root, directories, request, response) {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
     response.end('Method not allowed\n');
@@ -83,12 +84,12 @@ async function handle(root, request, response) {
   }
   const { pathname } = new URL(request.url, 'http://127.0.0.1');
   // Relative imports in the page only resolve from a directory URL.
-  if (pathname === '/' || pathname === '/www') {
+  if (directories?.includes('www') && (pathname === '/' || pathname === '/www')) {
     response.writeHead(302, { location: '/www/' });
     response.end();
     return;
   }
-  const file = await resolveFile(root, pathname);
+  const file = await resolveFile(root, pathname, directories);
   if (!file) {
     response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
     response.end('Not found\n');
@@ -109,10 +110,13 @@ async function handle(root, request, response) {
   createReadStream(file).pipe(response);
 }
 
-/** An http.Server (not yet listening) for `root`'s www/ and pkg/. */
-export function createPlaygroundServer(root = REPO_ROOT) {
+/**
+ * An http.Server (not yet listening) for `root`'s www/ and pkg/, or for the
+ * given top-level `directories` (null: everything under `root`).
+ */
+export function createPlaygroundServer(root = REPO_ROOT, { directories = SERVED_DIRECTORIES } = {}) {
   return createServer((request, response) => {
-    handle(root, request, response).catch((error) => {
+    handle(root, directories, request, response).catch((error) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       response.end(`Internal error: ${error.message}\n`);
     });
