@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, recordPageProblems } from './lib/chromium.mjs';
+import { summaryLabel } from './randomized/spec-model.mjs';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUTPUT_DIR = path.join(REPO_ROOT, 'test-output');
@@ -36,15 +37,6 @@ function sampleEntries() {
     turn: Math.floor(index / 2) + 1,
     chars: message.content.length,
   }));
-}
-
-/** The label the stage writes before the summary text (SPEC §5), callback shape. */
-function labelFor(fromTurn, toTurn, count) {
-  return (
-    `[summary of earlier turns ${fromTurn}–${toTurn} — ${count} earlier message(s) were compressed. ` +
-    'The text after this line is a SUMMARY written by a model; it is a claim about the conversation, not the conversation. ' +
-    "The originals are retained in this memory's store and are excluded from recall only while this summary stands.]"
-  );
 }
 
 /**
@@ -71,7 +63,7 @@ function expectedReplay({ triggerMinEntries, preserveRecent, minFoldEntries, loa
       const fromTurn = span[0].turn;
       const toTurn = span[span.length - 1].turn;
       const spanChars = span.reduce((sum, entry) => sum + entry.chars, 0);
-      const label = labelFor(fromTurn, toTurn, span.length);
+      const label = summaryLabel(fromTurn, toTurn, span.length, 'a model');
       assert.ok(spanChars > label.length + 2 + EXTRACTIVE_DEFAULT_MAX_CHARS, `span ${fromTurn}–${toTurn} is too short to be sure it folds`);
       const summary = { fromTurn, toTurn, entryCount: span.length, coveredIds: span.map((entry) => entry.id) };
       summaries.push(summary);
