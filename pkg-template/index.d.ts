@@ -359,7 +359,8 @@ export declare function summarize(config: SummarizeConfig): SummarizeStage;
 /**
  * Beyond the original: an offline, deterministic summarizer in the callback
  * shape. Keeps the fact-carrying sentences of the messages, never invents
- * text, and stays under `maxChars` (default 1200). For tests, demos and
+ * text, and stays under `maxChars` (default 1200) and under half its input
+ * (a summary not clearly shorter would be refused anyway). For tests, demos and
  * deployments where no model may be called.
  */
 export declare function extractive(options?: { readonly maxChars?: number }): SummarizeCallback;
