@@ -426,16 +426,31 @@ export function assembleTranscript(read, text, splices) {
 /**
  * A stable key for the identity: same conversation, same key. Read when a
  * visit considers a fold, so a caller who later changes the identity object
- * cannot change what an earlier visit is keyed by.
+ * cannot change what an earlier visit is keyed by. Each form starts
+ * differently (`#`, `[`, a type name), so two forms never share a key.
  */
 export function identityKey(identity) {
   if (typeof identity === 'string') return `string:${identity}`;
   if (typeof identity !== 'object' || identity === null) return `${typeof identity}:${describe(identity)}`;
   try {
-    return JSON.stringify([identity.tenant, identity.principal, identity.conversationId]);
+    const { tenant, principal, conversationId } = identity;
+    if (isTextOrAbsent(tenant) && isTextOrAbsent(principal) && isTextOrAbsent(conversationId)) {
+      // The usual identity, without JSON.stringify: each part is `-` when
+      // absent or its length then itself, so the parts cannot run together.
+      return `#${keyPart(tenant)}${keyPart(principal)}${keyPart(conversationId)}`;
+    }
+    return JSON.stringify([tenant, principal, conversationId]);
   } catch (error) {
     return `object:unreadable:${causeOf(error)}`;
   }
+}
+
+function isTextOrAbsent(part) {
+  return typeof part === 'string' || part === undefined;
+}
+
+function keyPart(part) {
+  return part === undefined ? '-' : `${part.length}:${part}`;
 }
 
 /**
