@@ -19,6 +19,8 @@ pub struct JsConfig {
     pub system_prompt: JsString,
     pub strategy_id: JsString,
     pub tier: JsString,
+    /// The provider's `model`; `None` for a callback.
+    pub model: Option<JsString>,
     pub event_type: JsString,
     pub strategy_kind: JsString,
     pub llm: JsValue,
@@ -117,6 +119,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         system_prompt: JsString::from(core.system_prompt.as_str()),
         strategy_id: JsString::from(core.strategy_id.as_str()),
         tier: JsString::from(core.tier.as_str()),
+        model: core.model().map(JsString::from),
         event_type: JsString::from(EVENT_TYPE),
         strategy_kind: JsString::from(STRATEGY_KIND),
         core,

@@ -549,12 +549,15 @@ function idsAt(read, indices) {
 }
 
 /**
- * The summary entry and its coverage, in SPEC §2 key order. `header` is the
- * label and its separator, as the core measured them. Undefined when the
- * span's entries can no longer be read.
+ * The summary entry and its coverage, in SPEC §2 key order. `idAndHeader` is
+ * the entry's id (`idUnits` long), then the label and its separator, as the
+ * core measured them: one string, decoded once. Undefined when the span's
+ * entries can no longer be read.
  */
-export function summaryEntry(read, span, id, header, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
+export function summaryEntry(read, span, idAndHeader, idUnits, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
   try {
+    const id = idAndHeader.slice(0, idUnits);
+    const header = idAndHeader.slice(idUnits);
     const coveredIds = idsAt(read, span);
     const coverage =
       model === undefined
@@ -608,20 +611,21 @@ export function buildRecall(read, slots, newSummary) {
 
 /**
  * One event, in one crossing: the payload in SPEC §2 key order with the
- * caller's own ids (the evidence comes as JSON text the core wrote,
- * `Evidence::to_json`), sent to `scope.$emit` when a scope is given and to
- * `onEvent`, then returned.
+ * caller's own ids, sent to `scope.$emit` when a scope is given and to
+ * `onEvent`, then returned. The core's strings come as one `text`: the
+ * reason up to `reasonEnd`, the evidence as JSON up to `evidenceEnd`
+ * (`Evidence::append_json`), then the added summary's id, if any.
  */
-export function emitEvent(scope, onEvent, type, strategyId, strategyKind, reason, inputCount, outputCount, read, dropped, addedIds, evidenceJson) {
+export function emitEvent(scope, onEvent, type, strategyId, strategyKind, text, reasonEnd, evidenceEnd, inputCount, outputCount, read, dropped) {
   const payload = {
     strategyId,
     strategyKind,
-    reason,
+    reason: text.slice(0, reasonEnd),
     inputMemoryCount: inputCount,
     outputMemoryCount: outputCount,
     droppedIds: idsAt(read, dropped),
-    addedIds,
-    scoreEvidence: JSON.parse(evidenceJson),
+    addedIds: evidenceEnd < text.length ? [text.slice(evidenceEnd)] : [],
+    scoreEvidence: JSON.parse(text.slice(reasonEnd, evidenceEnd)),
   };
   sendEvent(scope, onEvent, type, payload);
   return payload;

@@ -96,12 +96,14 @@ extern "C" {
     pub fn put_entry(store: &JsValue, identity: &JsValue, entry: &JsValue) -> Promise;
 
     /// Undefined when the span's entries can no longer be read.
+    /// `id_and_header` is the entry's id, then the start of its content; the
+    /// id is `id_units` long.
     #[wasm_bindgen(js_name = summaryEntry)]
     pub fn summary_entry(
         read: &RecallRead,
         span: &[u32],
-        id: &str,
-        header: &str,
+        id_and_header: &str,
+        id_units: u32,
         text: &js_sys::JsString,
         from_turn: f64,
         to_turn: f64,
@@ -109,7 +111,7 @@ extern "C" {
         now: f64,
         ttl_ms: Option<f64>,
         tier: &js_sys::JsString,
-        model: Option<String>,
+        model: Option<js_sys::JsString>,
     ) -> JsValue;
     #[wasm_bindgen(js_name = buildRecall)]
     pub fn build_recall(read: &RecallRead, slots: &[u32], new_summary: &JsValue) -> js_sys::Array;
@@ -118,7 +120,9 @@ extern "C" {
     #[wasm_bindgen(js_name = foldResult)]
     pub fn fold_result(recall: &JsValue, kind: &js_sys::JsString, payload: &JsValue) -> JsValue;
     /// Builds the payload, emits it (through `scope.$emit` when `scope` is
-    /// defined, and `onEvent`) and returns it.
+    /// defined, and `onEvent`) and returns it. `text` is the reason, then the
+    /// evidence JSON, then the added id if any, split at the UTF-16 offsets
+    /// `reason_end` and `evidence_end`: one string, decoded once.
     #[wasm_bindgen(js_name = emitEvent)]
     pub fn emit_event(
         scope: &JsValue,
@@ -126,13 +130,13 @@ extern "C" {
         kind: &js_sys::JsString,
         strategy_id: &js_sys::JsString,
         strategy_kind: &js_sys::JsString,
-        reason: &str,
+        text: &str,
+        reason_end: u32,
+        evidence_end: u32,
         input_count: u32,
         output_count: u32,
         read: &RecallRead,
         dropped: &[u32],
-        added_ids: Vec<String>,
-        evidence_json: &str,
     ) -> JsValue;
     /// `facts_from`: `decision::facts_needed_from`, for the reader.
     #[wasm_bindgen(js_name = makeStage)]

@@ -22,7 +22,7 @@ use super::span_key::SpanSource;
 use crate::core::config::Shape;
 use crate::core::decision::{self, Candidate, Plan, Settled};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, Usage, WriteBack};
-use crate::core::format::{transcript, LineContent, TranscriptLine};
+use crate::core::format::{transcript, utf16_len, LineContent, TranscriptLine};
 use crate::core::latch::{Latch, SpanKey};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
@@ -407,8 +407,8 @@ impl StageState {
         let entry = glue::summary_entry(
             read,
             span,
-            candidate.summary_id(),
-            candidate.header(),
+            candidate.id_and_header(),
+            utf16_len(candidate.summary_id()) as u32,
             &text,
             span_facts.from_turn,
             span_facts.to_turn,
@@ -416,7 +416,7 @@ impl StageState {
             now,
             core.ttl_ms,
             &self.config.tier,
-            core.model().map(str::to_owned),
+            self.config.model.clone(),
         );
         if entry.is_undefined() {
             return AfterCall::Settled(
@@ -492,19 +492,26 @@ impl StageState {
     /// `onEvent`, and returns it.
     fn emit(&self, scope: &JsValue, read: &RecallRead, event: &Event) -> JsValue {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
+        let reason_end = utf16_len(&event.reason);
+        let text = event.evidence.append_json(event.reason.clone());
+        let evidence_end = utf16_len(&text);
+        let text = match &event.added {
+            Some(id) => text + id,
+            None => text,
+        };
         glue::emit_event(
             scope,
             &self.config.on_event,
             &self.config.event_type,
             &self.config.strategy_id,
             &self.config.strategy_kind,
-            &event.reason,
+            &text,
+            reason_end as u32,
+            evidence_end as u32,
             event.input_count as u32,
             event.output_count as u32,
             read,
             &dropped,
-            event.added.clone(),
-            &event.evidence.to_json(),
         )
     }
 }

@@ -42,12 +42,15 @@ pub struct Candidate {
     pub anchor: Option<f64>,
     /// `toTurn` of each summary already in recall, in sorted order.
     summary_turns: Vec<f64>,
-    /// The label this span's summary would carry, with the separator that
-    /// follows it, and its UTF-16 length: known before any call (SPEC §8).
-    header: String,
+    /// The id the summary entry of this span gets (`msg-summary-{from}-{to}`),
+    /// then the label its content starts with and the separator that follows
+    /// it: one string, so the bindings hand both to JS in one crossing.
+    id_and_header: String,
+    /// Where the id ends in `id_and_header` (in bytes, and in UTF-16 units:
+    /// the id is ASCII).
+    id_len: usize,
+    /// UTF-16 length of the label and separator: known before any call (SPEC §8).
     label_chars: usize,
-    /// The id the summary entry of this span gets (`msg-summary-{from}-{to}`).
-    summary_id: String,
 }
 
 /// SPEC §4 step 5 before any fact is read: with no summary in recall nothing
@@ -74,7 +77,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
                 facts.len(),
                 part.summaries.len() + part.raw.len(),
                 part.excluded.clone(),
-                Vec::new(),
+                None,
                 reason,
                 evidence,
             )
@@ -93,17 +96,20 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         .try_fold(0.0_f64, |max, next| next.map(|n| if n.is_nan() { f64::NAN } else { max.max(n) }))
         .filter(|a| *a != 0.0 && !a.is_nan());
     let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
-    let header = label(from_turn, to_turn_value, split_at, config.model().unwrap_or(CALLBACK_AUTHOR)) + LABEL_SEPARATOR;
-    let label_chars = utf16_len(&header);
+    let mut id_and_header = summary_entry_id(from_turn, to_turn_value);
+    let id_len = id_and_header.len();
+    id_and_header += &label(from_turn, to_turn_value, split_at, config.model().unwrap_or(CALLBACK_AUTHOR));
+    id_and_header += LABEL_SEPARATOR;
+    let label_chars = utf16_len(&id_and_header) - id_len;
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
         span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
         anchor,
         summary_turns,
-        header,
+        id_and_header,
+        id_len,
         label_chars,
-        summary_id: summary_entry_id(from_turn, to_turn_value),
     })
 }
 
@@ -120,11 +126,18 @@ impl Candidate {
 
     /// The label and its separator: the stored content is this, then the summary.
     pub fn header(&self) -> &str {
-        &self.header
+        // `get`, not indexing: a str index could panic, and its message
+        // formatting alone costs the module kilobytes.
+        self.id_and_header.get(self.id_len..).unwrap_or_default()
     }
 
     pub fn summary_id(&self) -> &str {
-        &self.summary_id
+        self.id_and_header.get(..self.id_len).unwrap_or_default()
+    }
+
+    /// `summary_id()` then `header()`, as one string.
+    pub fn id_and_header(&self) -> &str {
+        &self.id_and_header
     }
 
     /// SPEC §8: when even an empty summary could not make recall smaller.
@@ -138,7 +151,7 @@ impl Candidate {
         let output = recall.len();
         Settled {
             recall,
-            event: Some(make_event(self.input_count, output, self.part.excluded.clone(), Vec::new(), reason, evidence)),
+            event: Some(make_event(self.input_count, output, self.part.excluded.clone(), None, reason, evidence)),
         }
     }
 
@@ -189,14 +202,14 @@ impl Candidate {
         let (reason, evidence) = events::folded(FoldReport {
             span: self.span,
             kept: tail.len(),
-            summary_id: &self.summary_id,
+            summary_id: self.summary_id(),
             summary_chars,
             write_back,
             model,
             usage,
             caller,
         });
-        let added = vec![self.summary_id.clone()];
+        let added = Some(self.summary_id().to_owned());
         let output = recall.len();
         Settled { recall, event: Some(make_event(self.input_count, output, dropped, added, reason, evidence)) }
     }
@@ -207,7 +220,7 @@ pub fn invalid_input(loaded_len: usize, spot: &InvalidSpot) -> Settled {
     let (reason, evidence) = events::invalid_input(spot);
     Settled {
         recall: (0..loaded_len as u32).collect(),
-        event: Some(make_event(loaded_len, loaded_len, Vec::new(), Vec::new(), reason, evidence)),
+        event: Some(make_event(loaded_len, loaded_len, Vec::new(), None, reason, evidence)),
     }
 }
 
@@ -219,7 +232,7 @@ fn make_event(
     input_count: usize,
     output_count: usize,
     dropped: Vec<usize>,
-    added: Vec<String>,
+    added: Option<String>,
     reason: String,
     evidence: Evidence,
 ) -> Event {
@@ -298,7 +311,7 @@ mod tests {
         assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");
         assert_eq!(settled.recall[1], 0);
         let event = settled.event.unwrap();
-        assert_eq!(event.added, ["msg-summary-1-8"]);
+        assert_eq!(event.added.as_deref(), Some("msg-summary-1-8"));
         assert_eq!(event.input_count, 21);
         assert_eq!(event.output_count, settled.recall.len());
         assert_eq!(event.dropped, (1..=16).collect::<Vec<_>>());

@@ -13,7 +13,9 @@ pub struct Event {
     pub output_count: usize,
     /// Indices into the loaded snapshot, in `droppedIds` order.
     pub dropped: Vec<usize>,
-    pub added: Vec<String>,
+    /// The new summary's id: a visit adds one summary at most, so `addedIds`
+    /// is empty or holds this.
+    pub added: Option<String>,
     pub evidence: Evidence,
 }
 
@@ -24,7 +26,7 @@ pub struct Usage {
     pub output: Option<f64>,
 }
 
-/// Evidence payloads; `to_json` writes each variant's keys in field order.
+/// Evidence payloads; `append_json` writes each variant's keys in field order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Evidence {
     CoveredOnly(CoveredOnly),
@@ -113,10 +115,11 @@ impl Usage {
 }
 
 impl Evidence {
-    /// The `scoreEvidence` object as JSON text, keys in field order; absent
-    /// options are left out.
-    pub fn to_json(&self) -> String {
-        let mut json = JsonObject::default();
+    /// `text` followed by the `scoreEvidence` object as JSON text, keys in
+    /// field order; absent options are left out. Appending lets the bindings
+    /// send an event's strings as one.
+    pub fn append_json(&self, text: String) -> String {
+        let mut json = JsonObject::after(text);
         let optional =
             |json: &mut JsonObject, model: &Option<String>, usage: &Option<Usage>, coalesced: Option<bool>| {
                 if let Some(model) = model {
@@ -555,12 +558,12 @@ mod tests {
             (invalid_clock("NaN").1, r#"{"summarizerCalled":false,"invalidField":"now"}"#),
         ];
         for (evidence, expected) in cases {
-            assert_eq!(evidence.to_json(), expected);
+            assert_eq!(evidence.append_json(String::new()), expected);
         }
         let spot = InvalidSpot { index: Some(0), field: "id".into(), ..InvalidSpot::default() };
         assert_eq!(
-            invalid_input(&spot).1.to_json(),
-            r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#
+            invalid_input(&spot).1.append_json("reason".to_owned()),
+            r#"reason{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#
         );
     }
 

@@ -10,17 +10,26 @@
 /// literals and are written as they are; string values are escaped.
 pub struct JsonObject {
     text: String,
+    /// Where the object's `{` is in `text`.
+    start: usize,
 }
 
 impl Default for JsonObject {
     fn default() -> Self {
-        JsonObject { text: String::from("{") }
+        JsonObject::after(String::new())
     }
 }
 
 impl JsonObject {
+    /// An object written at the end of `text`, after what it already holds.
+    pub fn after(mut text: String) -> Self {
+        let start = text.len();
+        text.push('{');
+        JsonObject { text, start }
+    }
+
     fn key(&mut self, key: &str) -> &mut Self {
-        if self.text.len() > 1 {
+        if self.text.len() > self.start + 1 {
             self.text.push(',');
         }
         self.text.push('"');
@@ -96,5 +105,8 @@ mod tests {
             r#"{"called":false,"chars":1200,"model":"a \"quoted\" \\ name\u000a\u0001中😀","usage":{"input":1,"output":null}}"#
         );
         assert_eq!(JsonObject::default().finish(), "{}");
+        let mut after = JsonObject::after("reason ".to_owned());
+        after.bool("first", true);
+        assert_eq!(after.finish(), r#"reason {"first":true}"#);
     }
 }
