@@ -9,7 +9,7 @@ use super::glue::describe;
 use crate::core::config::{
     count_option, timeout_option, ttl_option, ConfigError, ErrorClass, Shape, StageConfig, Tier, SUMMARIZE_CALL,
 };
-use crate::core::format::{EVENT_TYPE, STRATEGY_KIND};
+use crate::core::format::{NumberedText, EVENT_TYPE, STRATEGY_KIND};
 
 /// Everything a stage instance holds from its config.
 pub struct JsConfig {
@@ -21,6 +21,10 @@ pub struct JsConfig {
     pub tier: JsString,
     /// The provider's `model`; `None` for a callback.
     pub model: Option<JsString>,
+    /// The fixed pieces of `core.summary_id` and `core.header`: glue.js
+    /// writes the numbers in between.
+    pub summary_id_pieces: js_sys::Array,
+    pub header_pieces: js_sys::Array,
     pub event_type: JsString,
     pub strategy_kind: JsString,
     pub llm: JsValue,
@@ -120,6 +124,8 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         strategy_id: JsString::from(core.strategy_id.as_str()),
         tier: JsString::from(core.tier.as_str()),
         model: core.model().map(JsString::from),
+        summary_id_pieces: js_pieces(&core.summary_id),
+        header_pieces: js_pieces(&core.header),
         event_type: JsString::from(EVENT_TYPE),
         strategy_kind: JsString::from(STRATEGY_KIND),
         core,
@@ -168,6 +174,11 @@ fn function(value: &JsValue, key: &str, fix: &str) -> Result<Option<Function>, C
         ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a function", &describe(value), fix)
     })
 }
+
+fn js_pieces(text: &NumberedText) -> js_sys::Array {
+    text.pieces().iter().map(|piece| JsValue::from(JsString::from(piece.as_str()))).collect()
+}
+
 
 /// The refusal as the JS error class it names.
 pub fn to_js_error(error: ConfigError) -> JsValue {

@@ -549,15 +549,25 @@ function idsAt(read, indices) {
 }
 
 /**
- * The summary entry and its coverage, in SPEC §2 key order. `idAndHeader` is
- * the entry's id (`idUnits` long), then the label and its separator, as the
- * core measured them: one string, decoded once. Undefined when the span's
- * entries can no longer be read.
+ * `pieces` (a core `NumberedText`) with `numbers` written in between, as
+ * `String(n)` writes them: the core measured the text the same way.
  */
-export function summaryEntry(read, span, idAndHeader, idUnits, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
+function numberedText(pieces, numbers) {
+  let text = pieces[0];
+  for (let k = 1; k < pieces.length; k++) text += String(numbers[k - 1]) + pieces[k];
+  return text;
+}
+
+/**
+ * The summary entry and its coverage, in SPEC §2 key order. Its id and the
+ * header before the summary text (the label and its separator) are written
+ * from the core's pieces, so no per-fold text crosses from Wasm. Undefined
+ * when the span's entries can no longer be read.
+ */
+export function summaryEntry(read, span, idPieces, headerPieces, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
   try {
-    const id = idAndHeader.slice(0, idUnits);
-    const header = idAndHeader.slice(idUnits);
+    const id = numberedText(idPieces, [fromTurn, toTurn]);
+    const header = numberedText(headerPieces, [fromTurn, toTurn, span.length]);
     const coveredIds = idsAt(read, span);
     const coverage =
       model === undefined

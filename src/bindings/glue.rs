@@ -95,15 +95,15 @@ extern "C" {
     #[wasm_bindgen(js_name = putEntry)]
     pub fn put_entry(store: &JsValue, identity: &JsValue, entry: &JsValue) -> Promise;
 
-    /// Undefined when the span's entries can no longer be read.
-    /// `id_and_header` is the entry's id, then the start of its content; the
-    /// id is `id_units` long.
+    /// Undefined when the span's entries can no longer be read. The id and
+    /// the content's header are written from the pieces of
+    /// `StageConfig::summary_id` and `StageConfig::header`.
     #[wasm_bindgen(js_name = summaryEntry)]
     pub fn summary_entry(
         read: &RecallRead,
         span: &[u32],
-        id_and_header: &str,
-        id_units: u32,
+        summary_id_pieces: &js_sys::Array,
+        header_pieces: &js_sys::Array,
         text: &js_sys::JsString,
         from_turn: f64,
         to_turn: f64,

@@ -374,7 +374,7 @@ impl StageState {
     fn start_call(&self, pending: &Pending) -> Result<Promise, String> {
         let Pending { read, facts, span, .. } = pending;
         let core = &self.config.core;
-        match &core.shape {
+        match core.shape() {
             Shape::Provider { model } => {
                 let text = span_transcript(read, span, facts)
                     .ok_or("the span's entries could not be read again to write the transcript")?;
@@ -407,8 +407,8 @@ impl StageState {
         let entry = glue::summary_entry(
             read,
             span,
-            candidate.id_and_header(),
-            utf16_len(candidate.summary_id()) as u32,
+            &self.config.summary_id_pieces,
+            &self.config.header_pieces,
             &text,
             span_facts.from_turn,
             span_facts.to_turn,

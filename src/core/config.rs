@@ -1,7 +1,10 @@
 //! The validated stage configuration and the build-time refusal messages.
 //! The bindings read the JS config object; the rules and the words live here.
 
-use super::format::{DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
+use super::format::{
+    label_text, summary_id_text, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT,
+    LABEL_SEPARATOR,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
@@ -38,7 +41,8 @@ pub enum Shape {
 
 #[derive(Clone, Debug)]
 pub struct StageConfig {
-    pub shape: Shape,
+    /// Fixed at `new`: `header` names the shape's author.
+    shape: Shape,
     pub trigger_min_entries: usize,
     pub preserve_recent: usize,
     pub min_fold_entries: usize,
@@ -47,11 +51,22 @@ pub struct StageConfig {
     pub tier: Tier,
     pub strategy_id: String,
     pub timeout_ms: Option<f64>,
+    /// A summary's id, from its span's first and last turns.
+    pub summary_id: NumberedText,
+    /// What a summary's content starts with, before the summarizer's text:
+    /// the label naming this shape's author, and its separator. From the
+    /// first and last turns and the number of entries folded.
+    pub header: NumberedText,
 }
 
 impl StageConfig {
     /// The documented defaults, for the given shape.
     pub fn new(shape: Shape) -> StageConfig {
+        let author = match &shape {
+            Shape::Provider { model } => model.as_str(),
+            Shape::Callback => CALLBACK_AUTHOR,
+        };
+        let header = label_text(author).followed_by(LABEL_SEPARATOR);
         StageConfig {
             shape,
             trigger_min_entries: 20,
@@ -62,7 +77,13 @@ impl StageConfig {
             tier: Tier::Cold,
             strategy_id: DEFAULT_STRATEGY_ID.to_owned(),
             timeout_ms: None,
+            summary_id: summary_id_text(),
+            header,
         }
+    }
+
+    pub fn shape(&self) -> &Shape {
+        &self.shape
     }
 
     pub fn model(&self) -> Option<&str> {

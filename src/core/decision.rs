@@ -4,7 +4,6 @@
 
 use super::config::StageConfig;
 use super::events::{self, Caller, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
-use super::format::{label, summary_entry_id, utf16_len, CALLBACK_AUTHOR, LABEL_SEPARATOR};
 use super::recall::{seam, to_turn, EntryFacts, Partition};
 
 /// Marks where the new summary entry goes in a recall of slots.
@@ -42,14 +41,10 @@ pub struct Candidate {
     pub anchor: Option<f64>,
     /// `toTurn` of each summary already in recall, in sorted order.
     summary_turns: Vec<f64>,
-    /// The id the summary entry of this span gets (`msg-summary-{from}-{to}`),
-    /// then the label its content starts with and the separator that follows
-    /// it: one string, so the bindings hand both to JS in one crossing.
-    id_and_header: String,
-    /// Where the id ends in `id_and_header` (in bytes, and in UTF-16 units:
-    /// the id is ASCII).
-    id_len: usize,
-    /// UTF-16 length of the label and separator: known before any call (SPEC §8).
+    /// The id the summary entry of this span gets (`msg-summary-{from}-{to}`).
+    summary_id: String,
+    /// UTF-16 length of the label and separator the summary's content starts
+    /// with (`StageConfig::header`): known before any call (SPEC §8).
     label_chars: usize,
 }
 
@@ -96,19 +91,15 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         .try_fold(0.0_f64, |max, next| next.map(|n| if n.is_nan() { f64::NAN } else { max.max(n) }))
         .filter(|a| *a != 0.0 && !a.is_nan());
     let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
-    let mut id_and_header = summary_entry_id(from_turn, to_turn_value);
-    let id_len = id_and_header.len();
-    id_and_header += &label(from_turn, to_turn_value, split_at, config.model().unwrap_or(CALLBACK_AUTHOR));
-    id_and_header += LABEL_SEPARATOR;
-    let label_chars = utf16_len(&id_and_header) - id_len;
+    let label_chars = config.header.utf16_len(&[from_turn, to_turn_value, split_at as f64]);
+    let summary_id = config.summary_id.render(&[from_turn, to_turn_value]);
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
         span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
         anchor,
         summary_turns,
-        id_and_header,
-        id_len,
+        summary_id,
         label_chars,
     })
 }
@@ -124,20 +115,8 @@ impl Candidate {
         self.label_chars
     }
 
-    /// The label and its separator: the stored content is this, then the summary.
-    pub fn header(&self) -> &str {
-        // `get`, not indexing: a str index could panic, and its message
-        // formatting alone costs the module kilobytes.
-        self.id_and_header.get(self.id_len..).unwrap_or_default()
-    }
-
     pub fn summary_id(&self) -> &str {
-        self.id_and_header.get(..self.id_len).unwrap_or_default()
-    }
-
-    /// `summary_id()` then `header()`, as one string.
-    pub fn id_and_header(&self) -> &str {
-        &self.id_and_header
+        &self.summary_id
     }
 
     /// SPEC §8: when even an empty summary could not make recall smaller.
@@ -243,6 +222,7 @@ fn make_event(
 mod tests {
     use super::*;
     use crate::core::config::Shape;
+    use crate::core::format::{label_text, utf16_len};
     use crate::core::recall::{partition, SummaryFacts};
 
     fn config(trigger: usize, preserve: usize) -> StageConfig {
@@ -323,13 +303,13 @@ mod tests {
         assert!(short.cannot_pass(), "3 entries of 10 chars cannot beat a ~280-char label");
         let long = consider(&config(4, 1), &conversation(4, 1, 1000));
         assert!(!long.cannot_pass());
-        assert_eq!(long.label_chars(), utf16_len(long.header()));
-        assert!(long.header().ends_with(
-            "written by a model; it is a claim about the conversation, not the conversation. \
-The originals are retained in this memory's store and are excluded from recall only while this summary stands.]\n\n"
-        ));
-        let mut provider = config(4, 1);
-        provider.shape = Shape::Provider { model: "mini".into() };
-        assert!(consider(&provider, &conversation(4, 1, 1000)).header().contains("written by mini;"));
+        // Turns 1–3, 3 entries folded.
+        let header = label_text("a model").followed_by("\n\n").render(&[1.0, 3.0, 3.0]);
+        assert_eq!(long.label_chars(), utf16_len(&header));
+        assert_eq!(long.summary_id(), "msg-summary-1-3");
+        let mut provider = StageConfig::new(Shape::Provider { model: "a much longer model name".into() });
+        provider.trigger_min_entries = 4;
+        provider.preserve_recent = 1;
+        assert_eq!(consider(&provider, &conversation(4, 1, 1000)).label_chars(), long.label_chars() + 17);
     }
 }

@@ -40,22 +40,72 @@ pub fn utf16_len(text: &str) -> usize {
     text.bytes().map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0)).sum()
 }
 
-/// `'msg-summary-' + String(from) + '-' + String(to)`.
+/// Text with numbers in it: fixed pieces with one number written between
+/// each two, as JS's `String(n)` writes it (`js_number_to_string`). The
+/// bindings make the pieces into JS strings once per stage, so a fold sends
+/// only its numbers across and JS writes them with `String` itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumberedText {
+    /// One more piece than there are numbers.
+    pieces: Vec<String>,
+}
+
+impl NumberedText {
+    fn new(pieces: &[&str]) -> NumberedText {
+        NumberedText { pieces: pieces.iter().map(|&piece| piece.to_owned()).collect() }
+    }
+
+    /// The same text with `suffix` after it.
+    pub fn followed_by(mut self, suffix: &str) -> NumberedText {
+        if let Some(last) = self.pieces.last_mut() {
+            last.push_str(suffix);
+        }
+        self
+    }
+
+    pub fn pieces(&self) -> &[String] {
+        &self.pieces
+    }
+
+    /// The text with `numbers` written in; numbers beyond the pieces are ignored.
+    pub fn render(&self, numbers: &[f64]) -> String {
+        let mut text = String::new();
+        for (k, piece) in self.pieces.iter().enumerate() {
+            if k > 0 {
+                text.push_str(&numbers.get(k - 1).map_or_else(String::new, |&n| js_number_to_string(n)));
+            }
+            text.push_str(piece);
+        }
+        text
+    }
+
+    /// `utf16_len(&self.render(numbers))`, without writing the text.
+    pub fn utf16_len(&self, numbers: &[f64]) -> usize {
+        let fixed: usize = self.pieces.iter().map(|piece| utf16_len(piece)).sum();
+        // A number's text is ASCII: its bytes are its UTF-16 units.
+        let written: usize = numbers.iter().take(self.pieces.len().saturating_sub(1)).map(|&n| js_number_to_string(n).len()).sum();
+        fixed + written
+    }
+}
+
+/// `'msg-summary-' + String(from) + '-' + String(to)`: numbers from, to.
+pub fn summary_id_text() -> NumberedText {
+    NumberedText::new(&[SUMMARY_ID_PREFIX, "-", ""])
+}
+
 pub fn summary_entry_id(from_turn: f64, to_turn: f64) -> String {
-    format!("{SUMMARY_ID_PREFIX}{}-{}", js_number_to_string(from_turn), js_number_to_string(to_turn))
+    summary_id_text().render(&[from_turn, to_turn])
 }
 
 /// The authored label written before the summary text (byte-exact: other
-/// readers match on it).
-pub fn label(from_turn: f64, to_turn: f64, count: usize, author: &str) -> String {
-    format!(
-        "{SUMMARY_FRAME_PREFIX} {}\u{2013}{} \u{2014} {count} earlier message(s) were compressed. \
-The text after this line is a SUMMARY written by {author}; it is a claim about the conversation, \
-not the conversation. The originals are retained in this memory's store and are excluded from \
-recall only while this summary stands.]",
-        js_number_to_string(from_turn),
-        js_number_to_string(to_turn),
-    )
+/// readers match on it): numbers from, to and the count of entries folded.
+pub fn label_text(author: &str) -> NumberedText {
+    let close = format!(
+        " earlier message(s) were compressed. The text after this line is a SUMMARY written by {author}; \
+it is a claim about the conversation, not the conversation. The originals are retained in this memory's \
+store and are excluded from recall only while this summary stands.]"
+    );
+    NumberedText::new(&[&format!("{SUMMARY_FRAME_PREFIX} "), "\u{2013}", " \u{2014} ", &close])
 }
 
 /// One span entry as the transcript renders it.
@@ -150,14 +200,28 @@ mod tests {
 
     #[test]
     fn label_is_byte_exact() {
+        let label = |from: f64, to: f64, count: f64, author: &str| label_text(author).render(&[from, to, count]);
         assert_eq!(
-            label(1.0, 7.0, 14, "gpt-mini"),
+            label(1.0, 7.0, 14.0, "gpt-mini"),
             "[summary of earlier turns 1\u{2013}7 \u{2014} 14 earlier message(s) were compressed. \
 The text after this line is a SUMMARY written by gpt-mini; it is a claim about the conversation, \
 not the conversation. The originals are retained in this memory's store and are excluded from recall \
 only while this summary stands.]"
         );
-        assert!(label(0.0, 0.0, 1, CALLBACK_AUTHOR).starts_with(SUMMARY_FRAME_PREFIX));
+        assert!(label(0.0, 0.0, 1.0, CALLBACK_AUTHOR).starts_with(SUMMARY_FRAME_PREFIX));
+    }
+
+    #[test]
+    fn numbered_text_measures_what_it_renders() {
+        crate::core::js_number::install_test_host();
+        let header = label_text("mini \u{1F600}").followed_by(LABEL_SEPARATOR);
+        for numbers in [[1.0, 7.0, 14.0], [0.5, 1e21, 3.0], [-0.0, 123_456.0, 1.0]] {
+            let text = header.render(&numbers);
+            assert_eq!(header.utf16_len(&numbers), utf16_len(&text), "{text}");
+            assert!(text.ends_with(".]\n\n"));
+        }
+        assert_eq!(header.pieces().len(), 4);
+        assert_eq!(summary_id_text().render(&[0.5, 2.0]), "msg-summary-0.5-2");
     }
 
     #[test]

@@ -3,13 +3,18 @@
 //! set) and checks SPEC §1–§8. Included by tests/node.rs and tests/browser.rs.
 
 use footprint_summarize::bindings as api;
-use footprint_summarize::core::format::{label, utf16_len, DEFAULT_SYSTEM_PROMPT, EVENT_TYPE};
+use footprint_summarize::core::format::{label_text, utf16_len, DEFAULT_SYSTEM_PROMPT, EVENT_TYPE};
 use js_sys::{Array, Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
+
+/// The stored label, as the core writes it.
+fn label(from_turn: f64, to_turn: f64, count: usize, author: &str) -> String {
+    label_text(author).render(&[from_turn, to_turn, count as f64])
+}
 
 #[wasm_bindgen(module = "/tests/common/fixtures.js")]
 extern "C" {
@@ -685,6 +690,34 @@ async fn fold_writes_the_summary_entry_in_key_order_with_anchor_ttl_tier_and_ide
         same(&at(&get(&f.h.state(), "loaded"), 0), &get(&at(&f.h.puts(), 0), "entry")),
         "recall holds the written entry"
     );
+}
+
+#[wasm_bindgen_test]
+async fn ids_and_labels_write_turns_as_javascript_string_does() {
+    // The core measures the label with its own number text; glue.js writes
+    // the stored id and label with `String(n)`. They must agree for turns
+    // JS writes unusually: -0, fractions, exponent form.
+    for (from, to, written_from, written_to) in
+        [(-0.0, 0.5, "0", "0.5"), (0.1, 1e21, "0.1", "1e+21"), (2.5e-7, 123_456_789.0, "2.5e-7", "123456789")]
+    {
+        let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 3, "preserveRecent": 1 }));
+        let long = "x".repeat(2000);
+        let loaded: Array = [(from, "a"), (to, "b"), (to + 1e22, "c")]
+            .iter()
+            .map(|&(turn, id)| entry(id, &long.as_str().into(), turn.into(), JsValue::UNDEFINED))
+            .collect();
+        f.run(&f.scope(&loaded)).await;
+        let stored = parse(&to_json(&at(&get(&f.h.state(), "loaded"), 0)));
+        let id = format!("msg-summary-{written_from}-{written_to}");
+        assert_eq!(stored["id"], id.as_str());
+        let content = stored["value"]["content"].as_str().unwrap();
+        let header = format!("[summary of earlier turns {written_from}\u{2013}{written_to} \u{2014} 2 earlier");
+        assert!(content.starts_with(&header), "{content}");
+        assert_eq!(content, format!("{}\n\nshort summary", label(from, to, 2, "a model")));
+        let payload = f.only_event();
+        assert_eq!(payload["addedIds"], json!([id]));
+        assert_eq!(payload["scoreEvidence"]["summaryChars"], utf16_len(content));
+    }
 }
 
 #[wasm_bindgen_test]
