@@ -108,7 +108,7 @@ class RecallRead {
   get changesNothing() {
     return this.invalid === undefined && this.facts.length === 0;
   }
-  /** -1 for invalid input, else the number of entries: validity and length in one crossing. */
+  /** -1 for invalid input, else the number of entries: validity and length in one number (`run`/`fold` take it). */
   get status() {
     return this.invalid === undefined ? this.snapshot.length : -1;
   }
@@ -674,12 +674,13 @@ function sendEvent(scope, onEvent, type, payload) {
 export function makeStage(inner, factsFrom) {
   const stage = (scope) => {
     const read = readScope(scope, factsFrom);
-    return read.changesNothing ? Promise.resolve(undefined) : settle(inner, inner.run(scope, read));
+    if (read.changesNothing) return Promise.resolve(undefined);
+    return settle(inner, inner.run(scope, read, read.status, read.summaryCount, read.facts));
   };
   stage.fold = (loaded, identity) => {
     const read = readRecall(loaded, factsFrom);
     if (read.changesNothing) return Promise.resolve(foldResult(read.snapshot, undefined, undefined));
-    return settle(inner, inner.fold(loaded, identity, read));
+    return settle(inner, inner.fold(loaded, identity, read, read.status, read.summaryCount, read.facts));
   };
   return stage;
 }

@@ -1,6 +1,6 @@
 //! Declarations of `glue.js`, the JS half of the bindings layer.
 
-use js_sys::{Float64Array, Promise, Uint32Array};
+use js_sys::{Promise, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
@@ -10,20 +10,12 @@ extern "C" {
     #[derive(Clone)]
     pub type RecallRead;
 
-    /// -1 for invalid input, else the number of entries.
-    #[wasm_bindgen(method, getter)]
-    pub fn status(this: &RecallRead) -> i32;
     #[wasm_bindgen(method, getter)]
     pub fn length(this: &RecallRead) -> u32;
     #[wasm_bindgen(method, getter)]
     pub fn identity(this: &RecallRead) -> JsValue;
-    /// The packed facts; empty when the read was invalid.
-    #[wasm_bindgen(method, getter)]
-    pub fn facts(this: &RecallRead) -> Float64Array;
     #[wasm_bindgen(method, getter)]
     pub fn invalid(this: &RecallRead) -> Option<InvalidSpotJs>;
-    #[wasm_bindgen(method, getter, js_name = summaryCount)]
-    pub fn summary_count(this: &RecallRead) -> u32;
     #[wasm_bindgen(method, getter, js_name = textLengths)]
     pub fn text_lengths(this: &RecallRead) -> Uint32Array;
 

@@ -65,15 +65,25 @@ impl SummarizeStage {
     /// The footprintjs stage over `read` (glue.js read `scope.loaded`): may
     /// assign `scope.loaded`, emits through `scope.$emit`. Returns undefined
     /// when the visit is settled, else an `Await` (see `makeStage`).
-    pub fn run(&self, scope: JsValue, read: RecallRead) -> JsValue {
-        let step = self.state.prepare(read, None);
+    /// `status`, `summary_count` and `facts` are `read`'s, passed along so
+    /// that they cross with the call instead of one getter each.
+    pub fn run(&self, scope: JsValue, read: RecallRead, status: i32, summary_count: u32, facts: Vec<f64>) -> JsValue {
+        let step = self.state.prepare(ReadFacts { read, status, summary_count, packed: facts }, None);
         self.state.advance(step, Target::Scope(scope))
     }
 
     /// The same visit without a scope: `{ recall, events }` when settled,
     /// else an `Await`.
-    pub fn fold(&self, loaded: JsValue, identity: JsValue, read: RecallRead) -> JsValue {
-        let step = self.state.prepare(read, Some(identity));
+    pub fn fold(
+        &self,
+        loaded: JsValue,
+        identity: JsValue,
+        read: RecallRead,
+        status: i32,
+        summary_count: u32,
+        facts: Vec<f64>,
+    ) -> JsValue {
+        let step = self.state.prepare(ReadFacts { read, status, summary_count, packed: facts }, Some(identity));
         self.state.advance(step, Target::Fold(loaded))
     }
 
@@ -125,9 +135,22 @@ enum AfterCall {
     Write { put: Promise, written: Written },
 }
 
+/// A recall as glue.js read it: the read, and what it packed.
+struct ReadFacts {
+    read: RecallRead,
+    /// -1 for invalid input, else the number of entries.
+    status: i32,
+    summary_count: u32,
+    /// `STRIDE` numbers per entry; empty when no facts were needed.
+    packed: Vec<f64>,
+}
+
 /// What one visit decided, with what is needed to build recall and events.
 struct Visit {
     read: RecallRead,
+    /// How many entries were loaded: recall that still holds exactly those,
+    /// in order, is not assigned again.
+    loaded_len: usize,
     settled: Settled,
     new_summary: JsValue,
     /// Invalid input: recall is left exactly as given, so `fold` hands the
@@ -162,11 +185,9 @@ impl StageState {
     /// SPEC §4 steps 1–7 and the §8 checks that precede a call: everything
     /// up to the summarizer call, with no await, so no borrow spans one.
     /// `identity` is `None` for a scope read, which carries its own.
-    fn prepare(&self, read: RecallRead, identity: Option<JsValue>) -> Step {
-        let done = |read: RecallRead, settled: Settled| {
-            Step::Done(Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: false })
-        };
-        let Ok(len) = usize::try_from(read.status()) else {
+    fn prepare(&self, read_facts: ReadFacts, identity: Option<JsValue>) -> Step {
+        let ReadFacts { read, status, summary_count, packed } = read_facts;
+        let Ok(len) = usize::try_from(status) else {
             let spot = read.invalid().map(|spot| InvalidSpot {
                 index: usize::try_from(spot.index()).ok(),
                 field: spot.field(),
@@ -177,10 +198,13 @@ impl StageState {
         };
         // glue.js settles such visits without entering Wasm (a read that
         // packed no facts); this guard keeps one from ever being partitioned.
-        if len == 0 || decision::unchanged_without_reading(&self.config.core, len, read.summary_count() as usize) {
+        let done = |read: RecallRead, settled: Settled| {
+            Step::Done(Visit { read, loaded_len: len, settled, new_summary: JsValue::UNDEFINED, untouched: false })
+        };
+        if len == 0 || decision::unchanged_without_reading(&self.config.core, len, summary_count as usize) {
             return done(read, Settled { recall: (0..len as u32).collect(), event: None });
         }
-        let facts = parse_facts(&read.facts().to_vec());
+        let facts = parse_facts(&packed);
         let candidate = match decision::plan(&self.config.core, &facts, partition(&facts)) {
             Plan::Settle(settled) => return done(read, settled),
             Plan::Consider(candidate) => candidate,
@@ -287,7 +311,8 @@ impl StageState {
                 let outcome = flight.outcome().unwrap_or_else(|| FlightOutcome::Failed {
                     cause: "the run making the call ended without an outcome".to_owned(),
                 });
-                let visit = self.settle(pending.read, &pending.candidate, outcome, Caller::Follower);
+                let loaded_len = pending.facts.len();
+                let visit = self.settle(pending.read, loaded_len, &pending.candidate, outcome, Caller::Follower);
                 self.deliver(&target, &visit)
             }
             Parked::Calling { pending, flight, clock_before_call, target } => {
@@ -323,7 +348,7 @@ impl StageState {
         outcome: FlightOutcome,
         target: &Target,
     ) -> JsValue {
-        let Pending { read, candidate, key, .. } = *pending;
+        let Pending { read, facts, candidate, key, .. } = *pending;
         if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
             // Read now if nothing needed it before.
             let key = key.unwrap_or_else(|| flight.key());
@@ -331,7 +356,7 @@ impl StageState {
         }
         self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
         flight.finish(outcome.clone());
-        let visit = self.settle(read, &candidate, outcome, Caller::Leader);
+        let visit = self.settle(read, facts.len(), &candidate, outcome, Caller::Leader);
         self.deliver(target, &visit)
     }
 
@@ -347,7 +372,7 @@ impl StageState {
 
     /// Assigns `scope.loaded` when recall changed, then emits.
     fn apply_to_scope(&self, scope: &JsValue, visit: &Visit) {
-        if !visit.settled.is_unchanged(visit.read.length() as usize) {
+        if !visit.settled.is_unchanged(visit.loaded_len) {
             glue::assign_loaded(scope, &visit.read, &visit.settled.recall, &visit.new_summary);
         }
         if let Some(event) = &visit.settled.event {
@@ -442,7 +467,14 @@ impl StageState {
         FlightOutcome::Failed { cause }
     }
 
-    fn settle(&self, read: RecallRead, candidate: &Candidate, outcome: FlightOutcome, caller: Caller) -> Visit {
+    fn settle(
+        &self,
+        read: RecallRead,
+        loaded_len: usize,
+        candidate: &Candidate,
+        outcome: FlightOutcome,
+        caller: Caller,
+    ) -> Visit {
         let model = self.config.core.model();
         let (settled, new_summary) = match outcome {
             FlightOutcome::Failed { cause } => (candidate.failed(model, caller, &cause), JsValue::UNDEFINED),
@@ -453,13 +485,14 @@ impl StageState {
                 (candidate.folded(summary_chars, &write_back, model, usage, caller), entry)
             }
         };
-        Visit { read, settled, new_summary, untouched: false }
+        Visit { read, loaded_len, settled, new_summary, untouched: false }
     }
 
     fn invalid(&self, read: RecallRead, spot: &InvalidSpot) -> Visit {
-        let settled = decision::invalid_input(read.length() as usize, spot);
+        let loaded_len = read.length() as usize;
+        let settled = decision::invalid_input(loaded_len, spot);
         self.warn_about(settled.event.as_ref());
-        Visit { read, settled, new_summary: JsValue::UNDEFINED, untouched: true }
+        Visit { read, loaded_len, settled, new_summary: JsValue::UNDEFINED, untouched: true }
     }
 
     fn clock(&self) -> Result<f64, String> {

@@ -2,7 +2,7 @@
 //! transcript the provider shape sends, and the default instruction.
 //! Every length here is a UTF-16 length, because that is what JS readers see.
 
-use super::js_number::js_number_to_string;
+use super::js_number::{js_number_to_string, push_js_number};
 use super::substring::{contains, replace_all};
 
 pub const SUMMARY_ID_PREFIX: &str = "msg-summary-";
@@ -69,22 +69,20 @@ impl NumberedText {
 
     /// The text with `numbers` written in; numbers beyond the pieces are ignored.
     pub fn render(&self, numbers: &[f64]) -> String {
-        let mut text = String::new();
+        let fixed: usize = self.pieces.iter().map(String::len).sum();
+        let mut text = String::with_capacity(fixed + 8 * numbers.len());
         for (k, piece) in self.pieces.iter().enumerate() {
-            if k > 0 {
-                text.push_str(&numbers.get(k - 1).map_or_else(String::new, |&n| js_number_to_string(n)));
+            if let Some(&number) = k.checked_sub(1).and_then(|at| numbers.get(at)) {
+                push_js_number(&mut text, number);
             }
             text.push_str(piece);
         }
         text
     }
 
-    /// `utf16_len(&self.render(numbers))`, without writing the text.
+    /// `utf16_len(&self.render(numbers))`.
     pub fn utf16_len(&self, numbers: &[f64]) -> usize {
-        let fixed: usize = self.pieces.iter().map(|piece| utf16_len(piece)).sum();
-        // A number's text is ASCII: its bytes are its UTF-16 units.
-        let written: usize = numbers.iter().take(self.pieces.len().saturating_sub(1)).map(|&n| js_number_to_string(n).len()).sum();
-        fixed + written
+        utf16_len(&self.render(numbers))
     }
 }
 

@@ -30,21 +30,50 @@ const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
 
 /// `String(x)` for a JS number (`-0` → `"0"`, `NaN`, `Infinity`).
 pub fn js_number_to_string(x: f64) -> String {
+    let mut text = String::new();
+    push_js_number(&mut text, x);
+    text
+}
+
+/// Appends `String(x)` to `text`. Integers, the usual case, are written
+/// without allocating and without `core::fmt`: they are in every summary id,
+/// label and event.
+pub fn push_js_number(text: &mut String, x: f64) {
     if x.is_nan() {
-        return "NaN".to_owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
-    }
-    if x.fract() == 0.0 && x.abs() < EXACT_INTEGERS {
+        text.push_str("NaN");
+    } else if x.is_infinite() {
+        text.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
+    } else if x.fract() == 0.0 && x.abs() < EXACT_INTEGERS {
         // `as i64` also turns -0 into 0, as JS writes it.
-        return (x as i64).to_string();
+        let value = x as i64;
+        if value < 0 {
+            text.push('-');
+        }
+        push_digits(text, value.unsigned_abs());
+    } else {
+        match HOST_NUMBER_TEXT.get() {
+            Some(host) => text.push_str(&host(x)),
+            // No host installed: never the case in the package (the bindings
+            // install one at start). Written so that any test that forgets fails.
+            None => text.push_str("NaN"),
+        }
     }
-    match HOST_NUMBER_TEXT.get() {
-        Some(text) => text(x),
-        // No host installed: never the case in the package (the bindings
-        // install one at start). Written so that any test that forgets fails.
-        None => "NaN".to_owned(),
+}
+
+/// Appends the decimal digits of `value`.
+pub fn push_digits(text: &mut String, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[start..] {
+        text.push(char::from(digit));
     }
 }
 
@@ -93,6 +122,10 @@ mod tests {
         for (x, expected) in cases {
             assert_eq!(js_number_to_string(*x), *expected, "String({x:?})");
         }
+        let mut text = String::from("n=");
+        push_digits(&mut text, u64::MAX);
+        push_js_number(&mut text, -12.0);
+        assert_eq!(text, "n=18446744073709551615-12");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! for seven small objects. Keys keep the order they are written in, which is
 //! the order SPEC §4 gives.
 
+use super::js_number::{push_digits, push_js_number};
+
 /// One JSON object, written key by key. Keys are the package's own camelCase
 /// literals and are written as they are; string values are escaped.
 pub struct JsonObject {
@@ -44,14 +46,18 @@ impl JsonObject {
     }
 
     pub fn count(&mut self, key: &str, value: usize) -> &mut Self {
-        self.key(key).text.push_str(&value.to_string());
+        push_digits(&mut self.key(key).text, value as u64);
         self
     }
 
     /// A JS number. JSON has no NaN or Infinity: those are written as null.
     pub fn number(&mut self, key: &str, value: f64) -> &mut Self {
-        let text = if value.is_finite() { super::js_number::js_number_to_string(value) } else { "null".to_owned() };
-        self.key(key).text.push_str(&text);
+        let text = &mut self.key(key).text;
+        if value.is_finite() {
+            push_js_number(text, value);
+        } else {
+            text.push_str("null");
+        }
         self
     }
 
