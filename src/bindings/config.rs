@@ -25,6 +25,8 @@ pub struct JsConfig {
     /// writes the numbers in between.
     pub summary_id_pieces: js_sys::Array,
     pub header_pieces: js_sys::Array,
+    /// Evidence key names for glue.js (`evidence::key_names`).
+    pub evidence_keys: js_sys::Array,
     pub event_type: JsString,
     pub strategy_kind: JsString,
     pub llm: JsValue,
@@ -126,6 +128,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         model: core.model().map(JsString::from),
         summary_id_pieces: js_pieces(&core.summary_id),
         header_pieces: js_pieces(&core.header),
+        evidence_keys: super::evidence::key_names(),
         event_type: JsString::from(EVENT_TYPE),
         strategy_kind: JsString::from(STRATEGY_KIND),
         core,
@@ -178,7 +181,6 @@ fn function(value: &JsValue, key: &str, fix: &str) -> Result<Option<Function>, C
 fn js_pieces(text: &NumberedText) -> js_sys::Array {
     text.pieces().iter().map(|piece| JsValue::from(JsString::from(piece.as_str()))).collect()
 }
-
 
 /// The refusal as the JS error class it names.
 pub fn to_js_error(error: ConfigError) -> JsValue {

@@ -619,14 +619,49 @@ export function buildRecall(read, slots, newSummary) {
   return recall;
 }
 
+// Evidence field kinds; must match src/bindings/evidence.rs.
+const FIELD_BOOL = 0;
+const FIELD_NUMBER = 1;
+const FIELD_TEXT = 2;
+const FIELD_OPEN = 3;
+const FIELD_CLOSE = 4;
+
 /**
  * One event, in one crossing: the payload in SPEC §2 key order with the
  * caller's own ids, sent to `scope.$emit` when a scope is given and to
  * `onEvent`, then returned. The core's strings come as one `text`: the
- * reason up to `reasonEnd`, the evidence as JSON up to `evidenceEnd`
- * (`Evidence::append_json`), then the added summary's id, if any.
+ * reason up to `reasonEnd`, then the evidence's text fields in order, then
+ * the added summary's id, if any. `fields` (a view of Wasm memory, read
+ * before any user code runs) holds the evidence as (key, kind, value)
+ * triples, in key order.
  */
-export function emitEvent(scope, onEvent, type, strategyId, strategyKind, text, reasonEnd, evidenceEnd, inputCount, outputCount, read, dropped) {
+export function emitEvent(scope, onEvent, type, strategyId, strategyKind, text, reasonEnd, keys, fields, inputCount, outputCount, read, dropped) {
+  const evidence = {};
+  let target = evidence;
+  let at = reasonEnd;
+  for (let k = 0; k < fields.length; k += 3) {
+    const key = keys[fields[k]];
+    const value = fields[k + 2];
+    switch (fields[k + 1]) {
+      case FIELD_BOOL:
+        target[key] = value !== 0;
+        break;
+      case FIELD_NUMBER:
+        // As JSON would have it: a non-finite number is null.
+        target[key] = value - value === 0 ? value : null;
+        break;
+      case FIELD_TEXT:
+        target[key] = text.slice(at, at + value);
+        at += value;
+        break;
+      case FIELD_OPEN:
+        target = target[key] = {};
+        break;
+      case FIELD_CLOSE:
+        target = evidence;
+        break;
+    }
+  }
   const payload = {
     strategyId,
     strategyKind,
@@ -634,8 +669,8 @@ export function emitEvent(scope, onEvent, type, strategyId, strategyKind, text, 
     inputMemoryCount: inputCount,
     outputMemoryCount: outputCount,
     droppedIds: idsAt(read, dropped),
-    addedIds: evidenceEnd < text.length ? [text.slice(evidenceEnd)] : [],
-    scoreEvidence: JSON.parse(text.slice(reasonEnd, evidenceEnd)),
+    addedIds: at < text.length ? [text.slice(at)] : [],
+    scoreEvidence: evidence,
   };
   sendEvent(scope, onEvent, type, payload);
   return payload;

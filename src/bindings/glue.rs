@@ -112,9 +112,10 @@ extern "C" {
     #[wasm_bindgen(js_name = foldResult)]
     pub fn fold_result(recall: &JsValue, kind: &js_sys::JsString, payload: &JsValue) -> JsValue;
     /// Builds the payload, emits it (through `scope.$emit` when `scope` is
-    /// defined, and `onEvent`) and returns it. `text` is the reason, then the
-    /// evidence JSON, then the added id if any, split at the UTF-16 offsets
-    /// `reason_end` and `evidence_end`: one string, decoded once.
+    /// defined, and `onEvent`) and returns it. `text` is the reason (up to
+    /// `reason_end`, in UTF-16 units), then the evidence's text fields, then
+    /// the added id if any: one string, decoded once. `fields` is the
+    /// evidence packed by `evidence::PackedFields`, keyed by `evidence_keys`.
     #[wasm_bindgen(js_name = emitEvent)]
     pub fn emit_event(
         scope: &JsValue,
@@ -124,7 +125,8 @@ extern "C" {
         strategy_kind: &js_sys::JsString,
         text: &str,
         reason_end: u32,
-        evidence_end: u32,
+        evidence_keys: &js_sys::Array,
+        fields: &[f64],
         input_count: u32,
         output_count: u32,
         read: &RecallRead,

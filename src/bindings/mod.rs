@@ -2,6 +2,7 @@
 //! JS promises, writes the scope and emits events. No decisions live here.
 
 mod config;
+mod evidence;
 mod extractive;
 pub use extractive::{extractive_budget, extractive_summary};
 mod flight;

@@ -16,6 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::config::JsConfig;
+use super::evidence::PackedFields;
 use super::flight::{Flight, FlightOutcome};
 use super::glue::{self, CallOutcome, RecallRead};
 use super::span_key::SpanSource;
@@ -525,13 +526,14 @@ impl StageState {
     /// `onEvent`, and returns it.
     fn emit(&self, scope: &JsValue, read: &RecallRead, event: &Event) -> JsValue {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
-        let reason_end = utf16_len(&event.reason);
-        let text = event.evidence.append_json(event.reason.clone());
-        let evidence_end = utf16_len(&text);
-        let text = match &event.added {
-            Some(id) => text + id,
-            None => text,
-        };
+        let mut text = event.reason.clone();
+        let reason_end = utf16_len(&text) as u32;
+        let mut fields = PackedFields { numbers: Vec::with_capacity(3 * 8), text: &mut text };
+        event.evidence.write_to(&mut fields);
+        let fields = fields.numbers;
+        if let Some(id) = &event.added {
+            text.push_str(id);
+        }
         glue::emit_event(
             scope,
             &self.config.on_event,
@@ -539,8 +541,9 @@ impl StageState {
             &self.config.strategy_id,
             &self.config.strategy_kind,
             &text,
-            reason_end as u32,
-            evidence_end as u32,
+            reason_end,
+            &self.config.evidence_keys,
+            &fields,
             event.input_count as u32,
             event.output_count as u32,
             read,

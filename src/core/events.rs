@@ -2,9 +2,9 @@
 //! were dropped or added, and the evidence, in the key order SPEC §2/§4 fix.
 //! The bindings turn `dropped` indices into the caller's own ids.
 
+use super::fields::{FieldWriter, Key};
 use super::format::plural;
 use super::js_number::js_number_to_string as num;
-use super::json::JsonObject;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
@@ -26,7 +26,7 @@ pub struct Usage {
     pub output: Option<f64>,
 }
 
-/// Evidence payloads; `append_json` writes each variant's keys in field order.
+/// Evidence payloads; `write_to` writes each variant's keys in SPEC §4 order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Evidence {
     CoveredOnly(CoveredOnly),
@@ -102,79 +102,81 @@ pub struct InvalidInput {
 }
 
 impl Usage {
-    fn to_json(&self) -> JsonObject {
-        let mut usage = JsonObject::default();
+    fn write_to(&self, out: &mut impl FieldWriter) {
+        out.open(Key::Usage);
         if let Some(input) = self.input {
-            usage.number("input", input);
+            out.number(Key::Input, input);
         }
         if let Some(output) = self.output {
-            usage.number("output", output);
+            out.number(Key::Output, output);
         }
-        usage
+        out.close();
     }
 }
 
 impl Evidence {
-    /// `text` followed by the `scoreEvidence` object as JSON text, keys in
-    /// field order; absent options are left out. Appending lets the bindings
-    /// send an event's strings as one.
-    pub fn append_json(&self, text: String) -> String {
-        let mut json = JsonObject::after(text);
-        let optional =
-            |json: &mut JsonObject, model: &Option<String>, usage: &Option<Usage>, coalesced: Option<bool>| {
-                if let Some(model) = model {
-                    json.string("model", model);
-                }
-                if let Some(usage) = usage {
-                    json.object("usage", usage.to_json());
-                }
-                if let Some(coalesced) = coalesced {
-                    json.bool("coalesced", coalesced);
-                }
-            };
-        // Most variants open with the span and whether the summarizer was called.
-        let span = |json: &mut JsonObject, entries: usize, chars: usize, called: bool| {
-            json.count("spanEntries", entries).count("spanChars", chars).bool("summarizerCalled", called);
-        };
-        match self {
-            Evidence::CoveredOnly(e) => {
-                json.bool("summarizerCalled", e.summarizer_called);
+    /// Writes the `scoreEvidence` object's fields in SPEC §4 key order;
+    /// absent options are left out.
+    pub fn write_to(&self, out: &mut impl FieldWriter) {
+        fn optional(
+            out: &mut impl FieldWriter,
+            model: &Option<String>,
+            usage: &Option<Usage>,
+            coalesced: Option<bool>,
+        ) {
+            if let Some(model) = model {
+                out.text(Key::Model, model);
             }
-            Evidence::Latched(e) => {
-                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
-                json.bool("latched", e.latched);
+            if let Some(usage) = usage {
+                usage.write_to(out);
             }
-            Evidence::Predicted(e) => {
-                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
-                json.count("labelChars", e.label_chars).bool("predicted", e.predicted);
-            }
-            Evidence::Failed(e) => {
-                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
-                json.bool("failed", e.failed);
-                optional(&mut json, &e.model, &None, e.coalesced);
-            }
-            Evidence::NotSmaller(e) => {
-                span(&mut json, e.span_entries, e.span_chars, e.summarizer_called);
-                json.count("summaryChars", e.summary_chars);
-                optional(&mut json, &e.model, &e.usage, e.coalesced);
-            }
-            Evidence::Folded(e) => {
-                json.bool("summarizerCalled", e.summarizer_called)
-                    .count("spanEntries", e.span_entries)
-                    .count("spanChars", e.span_chars)
-                    .count("summaryChars", e.summary_chars)
-                    .bool("persisted", e.persisted);
-                optional(&mut json, &e.model, &e.usage, e.coalesced);
-            }
-            Evidence::InvalidInput(e) => {
-                json.bool("summarizerCalled", e.summarizer_called);
-                if let Some(index) = e.invalid_index {
-                    json.count("invalidIndex", index);
-                }
-                json.string("invalidField", &e.invalid_field);
+            if let Some(coalesced) = coalesced {
+                out.bool(Key::Coalesced, coalesced);
             }
         }
-        json.finish()
+        // Most variants open with the span and whether the summarizer was called.
+        fn span(out: &mut impl FieldWriter, entries: usize, chars: usize, called: bool) {
+            out.count(Key::SpanEntries, entries);
+            out.count(Key::SpanChars, chars);
+            out.bool(Key::SummarizerCalled, called);
+        }
+        match self {
+            Evidence::CoveredOnly(e) => out.bool(Key::SummarizerCalled, e.summarizer_called),
+            Evidence::Latched(e) => {
+                span(out, e.span_entries, e.span_chars, e.summarizer_called);
+                out.bool(Key::Latched, e.latched);
+            }
+            Evidence::Predicted(e) => {
+                span(out, e.span_entries, e.span_chars, e.summarizer_called);
+                out.count(Key::LabelChars, e.label_chars);
+                out.bool(Key::Predicted, e.predicted);
+            }
+            Evidence::Failed(e) => {
+                span(out, e.span_entries, e.span_chars, e.summarizer_called);
+                out.bool(Key::Failed, e.failed);
+                optional(out, &e.model, &None, e.coalesced);
+            }
+            Evidence::NotSmaller(e) => {
+                span(out, e.span_entries, e.span_chars, e.summarizer_called);
+                out.count(Key::SummaryChars, e.summary_chars);
+                optional(out, &e.model, &e.usage, e.coalesced);
+            }
+            Evidence::Folded(e) => {
+                out.bool(Key::SummarizerCalled, e.summarizer_called);
+                out.count(Key::SpanEntries, e.span_entries);
+                out.count(Key::SpanChars, e.span_chars);
+                out.count(Key::SummaryChars, e.summary_chars);
+                out.bool(Key::Persisted, e.persisted);
+                optional(out, &e.model, &e.usage, e.coalesced);
+            }
+            Evidence::InvalidInput(e) => {
+                out.bool(Key::SummarizerCalled, e.summarizer_called);
+                if let Some(index) = e.invalid_index {
+                    out.count(Key::InvalidIndex, index);
+                }
+                out.text(Key::InvalidField, &e.invalid_field);
+            }
+        }
     }
 }
 
@@ -558,13 +560,55 @@ mod tests {
             (invalid_clock("NaN").1, r#"{"summarizerCalled":false,"invalidField":"now"}"#),
         ];
         for (evidence, expected) in cases {
-            assert_eq!(evidence.append_json(String::new()), expected);
+            assert_eq!(json(&evidence), expected);
         }
         let spot = InvalidSpot { index: Some(0), field: "id".into(), ..InvalidSpot::default() };
-        assert_eq!(
-            invalid_input(&spot).1.append_json("reason".to_owned()),
-            r#"reason{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#
-        );
+        assert_eq!(json(&invalid_input(&spot).1), r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#);
+        let usage = Usage { input: Some(f64::NAN), output: None };
+        let evidence = not_smaller(SPAN, 130, None, Some(usage), Caller::Leader).1;
+        assert!(json(&evidence).ends_with(r#""usage":{"input":null}}"#));
+    }
+
+    /// Evidence as JSON text, to compare key orders as text. Numbers are
+    /// written as JS would, with null for non-finite ones.
+    fn json(evidence: &Evidence) -> String {
+        struct Json(String);
+        impl Json {
+            fn key(&mut self, key: Key) {
+                if !self.0.ends_with('{') {
+                    self.0.push(',');
+                }
+                self.0 += &format!("{:?}:", key.name());
+            }
+        }
+        impl FieldWriter for Json {
+            fn bool(&mut self, key: Key, value: bool) {
+                self.key(key);
+                self.0 += &value.to_string();
+            }
+            fn count(&mut self, key: Key, value: usize) {
+                self.key(key);
+                self.0 += &value.to_string();
+            }
+            fn number(&mut self, key: Key, value: f64) {
+                self.key(key);
+                self.0 += &if value.is_finite() { num(value) } else { "null".to_owned() };
+            }
+            fn text(&mut self, key: Key, value: &str) {
+                self.key(key);
+                self.0 += &format!("{value:?}");
+            }
+            fn open(&mut self, key: Key) {
+                self.key(key);
+                self.0.push('{');
+            }
+            fn close(&mut self) {
+                self.0.push('}');
+            }
+        }
+        let mut out = Json("{".to_owned());
+        evidence.write_to(&mut out);
+        out.0 + "}"
     }
 
     #[test]

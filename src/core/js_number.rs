@@ -61,7 +61,7 @@ pub fn push_js_number(text: &mut String, x: f64) {
 }
 
 /// Appends the decimal digits of `value`.
-pub fn push_digits(text: &mut String, mut value: u64) {
+fn push_digits(text: &mut String, mut value: u64) {
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {

@@ -62,8 +62,9 @@ export function withProperty(object, path, value) {
  * A test harness. `options.reply` decides what the summarizer does:
  * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }
  * | { gate: true, text } (answers when `release()` is called).
- * `options.shape` is 'callback' or 'provider' (`noUsage`: no usage in the
- * response; `nanUsage`: a NaN input count); `options.store` is 'ok',
+ * `options.shape` is 'callback' or 'provider' (`model`, default 'mini-1';
+ * `noUsage`: no usage in the response; `nanUsage`: a NaN input count);
+ * `options.store` is 'ok',
  * 'reject', 'throw' or 'none'.
  */
 export class Harness {
@@ -117,7 +118,7 @@ export class Harness {
           return this.reply();
         },
       };
-      config.model = 'mini-1';
+      config.model = this.options.model ?? 'mini-1';
     } else {
       config.llm = (messages) => {
         this.calls.push(messages);

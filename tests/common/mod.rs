@@ -562,6 +562,27 @@ async fn provider_request_transcript_label_model_and_usage() {
 }
 
 #[wasm_bindgen_test]
+async fn a_model_name_beyond_ascii_crosses_whole_into_label_evidence_and_coverage() {
+    // The evidence's text fields share one string with the reason and the
+    // added id, split at UTF-16 offsets: a surrogate pair must not shift them.
+    let model = "mini-\u{e9}\u{1F600}";
+    let f = Fixture::new(json!({ "shape": "provider", "model": model }), small_config());
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    let payload = f.only_event();
+    assert_eq!(
+        payload["scoreEvidence"],
+        json!({ "summarizerCalled": true, "spanEntries": 8, "spanChars": 800,
+                "summaryChars": utf16_len(&label(1.0, 4.0, 8, model)) + 2 + 13, "persisted": true,
+                "model": model, "usage": { "input": 120, "output": 30 } })
+    );
+    assert_eq!(payload["addedIds"], json!(["msg-summary-1-4"]));
+    assert!(reason(&payload).starts_with("folded 8 entries (turns 1\u{2013}4) into msg-summary-1-4;"));
+    let summary = &f.field("puts")[0]["entry"];
+    assert_eq!(summary["metadata"]["summarizes"]["model"], model);
+    assert_eq!(summary["value"]["content"], format!("{}\n\nshort summary", label(1.0, 4.0, 8, model)));
+}
+
+#[wasm_bindgen_test]
 async fn provider_without_usage_folds_without_usage_evidence_and_custom_prompt_is_sent() {
     let f = Fixture::new(
         json!({ "shape": "provider", "noUsage": true }),
@@ -966,21 +987,47 @@ async fn a_span_shorter_than_its_label_is_declined_without_a_call() {
 
 #[wasm_bindgen_test]
 async fn invalid_input_leaves_recall_untouched_and_is_explained() {
-    let cases: &[(&str, &str)] = &[
-        ("'not an array'", "invalid-input: loaded is a string"),
-        ("[E(0), null]", "invalid-input: loaded[1] is null"),
-        ("[E(0), 5]", "invalid-input: loaded[1] is a number (5)"),
-        ("[E(0), { value: { content: 'x' } }]", "invalid-input: loaded[1].id is undefined"),
-        ("[{ ...E(0), id: 7 }]", "invalid-input: loaded[0].id is a number (7)"),
-        ("[E(0), { id: 'b', value: null }]", "invalid-input: loaded[1].value is null"),
-        ("[E(0), { id: 'b', value: { content: 42 } }]", "invalid-input: loaded[1].value.content is a number (42)"),
-        ("[E(0), { id: 'b', value: { content: {} } }]", "invalid-input: loaded[1].value.content is an object"),
-        ("[E(0), { ...E(1), source: { turn: NaN } }]", "invalid-input: loaded[1].source.turn is a number (NaN)"),
-        ("[E(0), { ...E(1), source: { turn: '3' } }]", "invalid-input: loaded[1].source.turn is a string"),
-        ("[E(0), { ...E(1), updatedAt: Infinity }]", "invalid-input: loaded[1].updatedAt is a number (Infinity)"),
+    // (recall, reason prefix, invalidIndex, invalidField)
+    let cases: &[(&str, &str, Option<u32>, &str)] = &[
+        ("'not an array'", "invalid-input: loaded is a string", None, "loaded"),
+        ("[E(0), null]", "invalid-input: loaded[1] is null", Some(1), "entry"),
+        ("[E(0), 5]", "invalid-input: loaded[1] is a number (5)", Some(1), "entry"),
+        ("[E(0), { value: { content: 'x' } }]", "invalid-input: loaded[1].id is undefined", Some(1), "id"),
+        ("[{ ...E(0), id: 7 }]", "invalid-input: loaded[0].id is a number (7)", Some(0), "id"),
+        ("[E(0), { id: 'b', value: null }]", "invalid-input: loaded[1].value is null", Some(1), "value"),
+        (
+            "[E(0), { id: 'b', value: { content: 42 } }]",
+            "invalid-input: loaded[1].value.content is a number (42)",
+            Some(1),
+            "value.content",
+        ),
+        (
+            "[E(0), { id: 'b', value: { content: {} } }]",
+            "invalid-input: loaded[1].value.content is an object",
+            Some(1),
+            "value.content",
+        ),
+        (
+            "[E(0), { ...E(1), source: { turn: NaN } }]",
+            "invalid-input: loaded[1].source.turn is a number (NaN)",
+            Some(1),
+            "source.turn",
+        ),
+        (
+            "[E(0), { ...E(1), source: { turn: '3' } }]",
+            "invalid-input: loaded[1].source.turn is a string",
+            Some(1),
+            "source.turn",
+        ),
+        (
+            "[E(0), { ...E(1), updatedAt: Infinity }]",
+            "invalid-input: loaded[1].updatedAt is a number (Infinity)",
+            Some(1),
+            "updatedAt",
+        ),
     ];
     // Below the trigger too: every visit validates, fold or not.
-    for (&(loaded, expected), trigger) in cases.iter().flat_map(|case| [(case, 0), (case, 100)]) {
+    for (&(loaded, expected, index, field), trigger) in cases.iter().flat_map(|case| [(case, 0), (case, 100)]) {
         let f = Fixture::new(json!({}), json!({ "triggerMinEntries": trigger, "preserveRecent": 0 }));
         f.h.capture_warnings();
         let value = eval(&format!(
@@ -996,7 +1043,11 @@ async fn invalid_input_leaves_recall_untouched_and_is_explained() {
         assert_eq!(events.as_array().unwrap().len(), 1, "{loaded}, trigger {trigger}");
         let text = events[0]["reason"].as_str().unwrap();
         assert!(text.starts_with(expected), "{loaded}, trigger {trigger}: {text}");
-        assert_eq!(events[0]["scoreEvidence"]["summarizerCalled"], false);
+        let evidence = match index {
+            Some(index) => json!({ "summarizerCalled": false, "invalidIndex": index, "invalidField": field }),
+            None => json!({ "summarizerCalled": false, "invalidField": field }),
+        };
+        assert_eq!(events[0]["scoreEvidence"], evidence, "{loaded}");
         assert_eq!(f.call_count(), 0);
         assert_eq!(f.field("warnings").as_array().unwrap().len(), 1);
     }
