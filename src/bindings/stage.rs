@@ -164,7 +164,8 @@ enum Step {
     /// Decided without a call (most visits).
     Done(Visit),
     /// This run makes the one call for its span. `clock_before_call` is the
-    /// clock reading that proved the clock works before paying for the call.
+    /// reading that proved a user's `now` works before paying for the call
+    /// (NaN with the default clock, which cannot fail).
     Lead { pending: Box<Pending>, flight: Rc<Flight>, clock_before_call: f64 },
     /// Another run is already calling for the same span; wait for it.
     Follow { pending: Box<Pending>, flight: Rc<Flight> },
@@ -225,8 +226,10 @@ impl StageState {
             return done(source.read, candidate.predicted_not_smaller());
         }
         let mut in_flight = self.flight_for(&source, &mut key);
-        let mut clock_before_call = 0.0;
-        if in_flight.is_none() {
+        // Only a user's `now` can fail, so only it is read before paying for
+        // the call; `Date.now` is read once, after.
+        let mut clock_before_call = f64::NAN;
+        if in_flight.is_none() && self.config.now.is_some() {
             clock_before_call = match self.clock() {
                 Ok(now) => now,
                 Err(found) => {
@@ -526,7 +529,10 @@ impl StageState {
     /// `onEvent`, and returns it.
     fn emit(&self, scope: &JsValue, read: &RecallRead, event: &Event) -> JsValue {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
-        let mut text = event.reason.clone();
+        // Room for the evidence's text fields and the added id, so the
+        // string is allocated once.
+        let mut text = String::with_capacity(event.reason.len() + 96);
+        text.push_str(&event.reason);
         let reason_end = utf16_len(&text) as u32;
         let mut fields = PackedFields { numbers: Vec::with_capacity(3 * 8), text: &mut text };
         event.evidence.write_to(&mut fields);

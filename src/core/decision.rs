@@ -176,7 +176,8 @@ impl Candidate {
         recall.extend(self.part.summaries[..insert_at].iter().map(|&i| i as u32));
         recall.push(NEW_SUMMARY_SLOT);
         recall.extend(self.part.summaries[insert_at..].iter().chain(tail).map(|&i| i as u32));
-        let mut dropped = self.part.excluded.clone();
+        let mut dropped = Vec::with_capacity(self.part.excluded.len() + self.span.entries);
+        dropped.extend_from_slice(&self.part.excluded);
         dropped.extend_from_slice(self.span_indices());
         let (reason, evidence) = events::folded(FoldReport {
             span: self.span,
