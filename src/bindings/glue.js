@@ -459,14 +459,32 @@ function keyPart(part) {
  * late answer is ignored. `start` and `readText` run inside the try, so
  * whatever they throw, at once or later, becomes a failed outcome.
  */
-async function underDeadline(start, timeoutMs, readText) {
+function underDeadline(start, timeoutMs, readText) {
   if (timeoutMs === undefined) {
+    // No deadline: one `then` on the call, without an async frame around it.
+    let answer;
     try {
-      return readText(await start(undefined));
+      answer = Promise.resolve(start(undefined));
     } catch (error) {
-      return { ok: false, cause: causeOf(error) };
+      return Promise.resolve(failedOutcome(error));
     }
+    return answer.then((value) => {
+      try {
+        return readText(value);
+      } catch (error) {
+        return failedOutcome(error);
+      }
+    }, failedOutcome);
   }
+  return underTimer(start, timeoutMs, readText);
+}
+
+function failedOutcome(error) {
+  return { ok: false, cause: causeOf(error) };
+}
+
+/** `underDeadline` with a deadline. */
+async function underTimer(start, timeoutMs, readText) {
   const controller = new AbortController();
   let timer;
   try {
@@ -479,7 +497,7 @@ async function underDeadline(start, timeoutMs, readText) {
     });
     return readText(await Promise.race([start(controller.signal), deadline]));
   } catch (error) {
-    return { ok: false, cause: causeOf(error) };
+    return failedOutcome(error);
   } finally {
     clearTimeout(timer);
   }
@@ -532,12 +550,11 @@ export function callCallback(llm, systemPrompt, read, span, timeoutMs) {
 }
 
 /** store.put(identity, entry); never rejects. */
-export async function putEntry(store, identity, entry) {
+export function putEntry(store, identity, entry) {
   try {
-    await store.put(identity, entry);
-    return { ok: true };
+    return Promise.resolve(store.put(identity, entry)).then(() => ({ ok: true }), failedOutcome);
   } catch (error) {
-    return { ok: false, cause: causeOf(error) };
+    return Promise.resolve(failedOutcome(error));
   }
 }
 

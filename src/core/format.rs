@@ -48,17 +48,23 @@ pub fn utf16_len(text: &str) -> usize {
 pub struct NumberedText {
     /// One more piece than there are numbers.
     pieces: Vec<String>,
+    /// UTF-16 length of the pieces together.
+    fixed_units: usize,
 }
 
 impl NumberedText {
     fn new(pieces: &[&str]) -> NumberedText {
-        NumberedText { pieces: pieces.iter().map(|&piece| piece.to_owned()).collect() }
+        NumberedText {
+            pieces: pieces.iter().map(|&piece| piece.to_owned()).collect(),
+            fixed_units: pieces.iter().map(|piece| utf16_len(piece)).sum(),
+        }
     }
 
     /// The same text with `suffix` after it.
     pub fn followed_by(mut self, suffix: &str) -> NumberedText {
         if let Some(last) = self.pieces.last_mut() {
             last.push_str(suffix);
+            self.fixed_units += utf16_len(suffix);
         }
         self
     }
@@ -80,9 +86,17 @@ impl NumberedText {
         text
     }
 
-    /// `utf16_len(&self.render(numbers))`.
+    /// `utf16_len(&self.render(numbers))`, without writing the fixed text.
     pub fn utf16_len(&self, numbers: &[f64]) -> usize {
-        utf16_len(&self.render(numbers))
+        let mut number = String::with_capacity(24);
+        let mut written = 0;
+        for &n in numbers.iter().take(self.pieces.len().saturating_sub(1)) {
+            number.clear();
+            push_js_number(&mut number, n);
+            // A number's text is ASCII: its bytes are its UTF-16 units.
+            written += number.len();
+        }
+        self.fixed_units + written
     }
 }
 
