@@ -12,7 +12,6 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadSummarizeApi } from './bench/load-api.mjs';
-import { MAX_RECALLS_PER_RUN, timeBatchInPipeline } from './bench/pipeline.mjs';
 import { compressedSizes } from './bench/sizes.mjs';
 import { CASES, SIZES, buildWorkloads } from './bench/workloads.mjs';
 
@@ -115,9 +114,14 @@ async function timeBatch(workload, api, size) {
   return { microsPerRecall: elapsedNs / size / 1e3, problems: workload.checkBatch(scopes, callsBefore) };
 }
 
-/** How recalls are timed: plain scope objects, or the scope of a footprintjs run. */
-const PLAIN = { timeBatch, maxBatch: 1000 };
-const IN_PIPELINE = { timeBatch: timeBatchInPipeline, maxBatch: MAX_RECALLS_PER_RUN };
+/** How recalls are timed: on plain scope objects, or (`pipelineTiming`) on the scope of a footprintjs run. */
+const PLAIN = { timeBatch, maxBatch: 1000, inPipeline: false };
+
+/** Loads footprintjs only when the pipeline section runs. */
+async function pipelineTiming() {
+  const { MAX_RECALLS_PER_RUN, timeBatchInPipeline } = await import('./bench/pipeline.mjs');
+  return { timeBatch: timeBatchInPipeline, maxBatch: MAX_RECALLS_PER_RUN, inPipeline: true };
+}
 
 async function warmUp(workload, api, warmupMs, timing) {
   let size = 1;
@@ -182,7 +186,7 @@ async function measureWorkload(workload, modules, budget, timing) {
 }
 
 async function measureRecalls(modules, options, progress, timing) {
-  const inPipeline = timing === IN_PIPELINE;
+  const { inPipeline } = timing;
   const rows = [];
   for (const n of options.sizes.filter((size) => !inPipeline || size <= PIPELINE_MAX_N)) {
     for (const workload of buildWorkloads(n, options.cases)) {
@@ -407,6 +411,10 @@ function renderMarkdown(report) {
 
 // ---------------------------------------------------------------- main
 
+function footprintjsVersion() {
+  return JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'footprintjs', 'package.json'), 'utf8')).version;
+}
+
 async function main() {
   const options = parseOptions();
   const progress = options.json || !process.stderr.isTTY ? () => {} : (message) => process.stderr.write(`\r\x1b[K${message}`);
@@ -425,10 +433,10 @@ async function main() {
       date: new Date().toISOString(),
       subject: relative(repoRoot, modules[0].path) || modules[0].path,
       baseline: modules[1] ? relative(repoRoot, modules[1].path) : null,
-      footprintjs: JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'footprintjs', 'package.json'), 'utf8')).version,
+      footprintjs: wants('pipeline') ? footprintjsVersion() : null,
     },
     recall: wants('recall') ? await measureRecalls(modules, options, progress, PLAIN) : null,
-    pipeline: wants('pipeline') ? await measureRecalls(modules, options, progress, IN_PIPELINE) : null,
+    pipeline: wants('pipeline') ? await measureRecalls(modules, options, progress, await pipelineTiming()) : null,
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
     sizes: null,

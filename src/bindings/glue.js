@@ -29,8 +29,9 @@ const NOT_SENT = 0xffffffff;
 // src/core/decision.rs.
 const NEW_SUMMARY_SLOT = 0xffffffff;
 
-// One facts buffer reused across recalls (Rust copies it out before anything
-// else runs); a read that re-enters the stage from a getter gets its own.
+// One facts buffer reused across recalls (passing it to `run`/`fold` copies
+// it into Wasm before anything else runs); a read that re-enters the stage
+// from a getter gets its own.
 let scratch = new Float64Array(0);
 let reading = false;
 
@@ -436,7 +437,7 @@ export function identityKey(identity) {
     const { tenant, principal, conversationId } = identity;
     if (isTextOrAbsent(tenant) && isTextOrAbsent(principal) && isTextOrAbsent(conversationId)) {
       // The usual identity, without JSON.stringify: each part is `-` when
-      // absent or its length then itself, so the parts cannot run together.
+      // absent (or null) or its length then itself, so parts cannot run together.
       return `#${keyPart(tenant)}${keyPart(principal)}${keyPart(conversationId)}`;
     }
     return JSON.stringify([tenant, principal, conversationId]);
@@ -445,12 +446,13 @@ export function identityKey(identity) {
   }
 }
 
+// Null counts as absent, as it did when these keys were JSON.
 function isTextOrAbsent(part) {
-  return typeof part === 'string' || part === undefined;
+  return typeof part === 'string' || part === undefined || part === null;
 }
 
 function keyPart(part) {
-  return part === undefined ? '-' : `${part.length}:${part}`;
+  return typeof part === 'string' ? `${part.length}:${part}` : '-';
 }
 
 /**
@@ -461,23 +463,33 @@ function keyPart(part) {
  */
 function underDeadline(start, timeoutMs, readText) {
   if (timeoutMs === undefined) {
-    // No deadline: one `then` on the call, without an async frame around it.
-    let answer;
+    // No deadline: one reaction on the call, without an async frame around it.
     try {
-      answer = Promise.resolve(start(undefined));
+      return settleOnce(start(undefined), (value) => {
+        try {
+          return readText(value);
+        } catch (error) {
+          return failedOutcome(error);
+        }
+      });
     } catch (error) {
       return Promise.resolve(failedOutcome(error));
     }
-    return answer.then((value) => {
-      try {
-        return readText(value);
-      } catch (error) {
-        return failedOutcome(error);
-      }
-    }, failedOutcome);
   }
   return underTimer(start, timeoutMs, readText);
 }
+
+/**
+ * `onValue(what answer resolves to)`, or a failed outcome if it rejects, as
+ * `await` would treat `answer`: through the intrinsic `then`, so a promise
+ * carrying its own `then` property cannot take over (or throw out of) the
+ * reaction. May throw only synchronously, from reading `answer`.
+ */
+function settleOnce(answer, onValue) {
+  return PROMISE_THEN.call(Promise.resolve(answer), onValue, failedOutcome);
+}
+
+const PROMISE_THEN = Promise.prototype.then;
 
 function failedOutcome(error) {
   return { ok: false, cause: causeOf(error) };
@@ -552,7 +564,7 @@ export function callCallback(llm, systemPrompt, read, span, timeoutMs) {
 /** store.put(identity, entry); never rejects. */
 export function putEntry(store, identity, entry) {
   try {
-    return Promise.resolve(store.put(identity, entry)).then(() => ({ ok: true }), failedOutcome);
+    return settleOnce(store.put(identity, entry), () => ({ ok: true }));
   } catch (error) {
     return Promise.resolve(failedOutcome(error));
   }

@@ -73,7 +73,7 @@ extern "C" {
         llm: &JsValue,
         system_prompt: &js_sys::JsString,
         transcript: &js_sys::JsString,
-        model: &str,
+        model: &js_sys::JsString,
         timeout_ms: Option<f64>,
     ) -> Promise;
     #[wasm_bindgen(js_name = callCallback)]

@@ -20,7 +20,6 @@ use super::evidence::PackedFields;
 use super::flight::{Flight, FlightOutcome};
 use super::glue::{self, CallOutcome, RecallRead};
 use super::span_key::SpanSource;
-use crate::core::config::Shape;
 use crate::core::decision::{self, Candidate, Plan, Settled};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, Usage, WriteBack};
 use crate::core::format::{transcript, utf16_len, LineContent, TranscriptLine};
@@ -402,16 +401,15 @@ impl StageState {
     /// never rejects (glue.js turns every failure into an outcome).
     fn start_call(&self, pending: &Pending) -> Result<Promise, String> {
         let Pending { read, facts, span, .. } = pending;
-        let core = &self.config.core;
-        match core.shape() {
-            Shape::Provider { model } => {
+        let timeout_ms = self.config.core.timeout_ms;
+        // The JS model is there exactly for the provider shape (config.rs).
+        match &self.config.model {
+            Some(model) => {
                 let text = span_transcript(read, span, facts)
                     .ok_or("the span's entries could not be read again to write the transcript")?;
-                Ok(glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, core.timeout_ms))
+                Ok(glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, timeout_ms))
             }
-            Shape::Callback => {
-                Ok(glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, core.timeout_ms))
-            }
+            None => Ok(glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, timeout_ms)),
         }
     }
 

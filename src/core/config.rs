@@ -52,11 +52,11 @@ pub struct StageConfig {
     pub strategy_id: String,
     pub timeout_ms: Option<f64>,
     /// A summary's id, from its span's first and last turns.
-    pub summary_id: NumberedText,
+    summary_id: NumberedText,
     /// What a summary's content starts with, before the summarizer's text:
     /// the label naming this shape's author, and its separator. From the
     /// first and last turns and the number of entries folded.
-    pub header: NumberedText,
+    header: NumberedText,
 }
 
 impl StageConfig {
@@ -82,8 +82,12 @@ impl StageConfig {
         }
     }
 
-    pub fn shape(&self) -> &Shape {
-        &self.shape
+    pub fn summary_id(&self) -> &NumberedText {
+        &self.summary_id
+    }
+
+    pub fn header(&self) -> &NumberedText {
+        &self.header
     }
 
     pub fn model(&self) -> Option<&str> {

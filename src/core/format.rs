@@ -2,7 +2,7 @@
 //! transcript the provider shape sends, and the default instruction.
 //! Every length here is a UTF-16 length, because that is what JS readers see.
 
-use super::js_number::{js_number_to_string, push_js_number};
+use super::js_number::push_js_number;
 use super::substring::{contains, replace_all};
 
 pub const SUMMARY_ID_PREFIX: &str = "msg-summary-";
@@ -150,12 +150,15 @@ pub struct Transcript {
 /// transcript holds exactly one opening and one closing marker.
 pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> Transcript {
     let mut plan = Plan { text: String::from(TRANSCRIPT_OPEN), units: utf16_len(TRANSCRIPT_OPEN), splices: Vec::new() };
+    let mut number = String::new();
     for (index, line) in lines.into_iter().enumerate() {
         plan.push("\n");
         plan.push_defanged(line.role.unwrap_or("unknown"));
         if let Some(turn) = line.turn {
             plan.push(" (turn ");
-            plan.push(&js_number_to_string(turn));
+            number.clear();
+            push_js_number(&mut number, turn);
+            plan.push(&number);
             plan.push(")");
         }
         plan.push(": ");

@@ -61,12 +61,22 @@ export function withProperty(object, path, value) {
 /**
  * A test harness. `options.reply` decides what the summarizer does:
  * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }
- * | { gate: true, text } (answers when `release()` is called).
+ * | { gate: true, text } (answers when `release()` is called)
+ * | { ownThen: text } (a promise of `text` with a `then` of its own that throws).
  * `options.shape` is 'callback' or 'provider' (`model`, default 'mini-1';
  * `noUsage`: no usage in the response; `nanUsage`: a NaN input count);
- * `options.store` is 'ok',
+ * `options.store` is 'ok', 'ownThen' (a resolved promise whose own `then` throws),
  * 'reject', 'throw' or 'none'.
  */
+/** A real promise with an own `then` that throws: `await` ignores it, so must the stage. */
+function withThrowingThen(promise) {
+  return Object.assign(promise, {
+    then() {
+      throw new Error('an own then was called');
+    },
+  });
+}
+
 export class Harness {
   constructor(options) {
     this.options = options;
@@ -92,6 +102,7 @@ export class Harness {
     if (reply.lateText !== undefined) {
       return new Promise((resolve) => setTimeout(() => resolve(this.wrap(reply.lateText)), reply.afterMs));
     }
+    if (reply.ownThen !== undefined) return withThrowingThen(Promise.resolve(this.wrap(reply.ownThen)));
     if ('value' in reply) return Promise.resolve(this.options.shape === 'provider' ? { content: reply.value } : reply.value);
     return Promise.resolve(this.wrap(reply.text));
   }
@@ -132,6 +143,7 @@ export class Harness {
           this.puts.push({ identity, entry });
           if (storeMode === 'throw') throw new Error('store is read-only');
           if (storeMode === 'reject') return Promise.reject(new Error('disk full'));
+          if (storeMode === 'ownThen') return withThrowingThen(Promise.resolve());
           return Promise.resolve();
         },
       };

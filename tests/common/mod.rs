@@ -855,6 +855,32 @@ async fn concurrent_spans_of_equal_length_in_two_conversations_are_not_coalesced
     assert_eq!(f.call_count(), 2);
 }
 
+/// Identities are keyed part by part: parts that read the same once run
+/// together stay apart, a number is not its text, and null is absent.
+#[wasm_bindgen_test]
+async fn identities_are_keyed_part_by_part_with_null_as_absent() {
+    let f = Fixture::new(json!({ "reply": { "gate": true, "text": "shared summary" } }), small_config());
+    let loaded = conversation(6, 2, 100, "c1");
+    let identities = [
+        json!({ "tenant": "a", "principal": "bc", "conversationId": "c1" }),
+        json!({ "tenant": "ab", "principal": "c", "conversationId": "c1" }),
+        json!({ "conversationId": "c1" }),
+        json!({ "tenant": null, "principal": null, "conversationId": "c1" }),
+        json!({ "tenant": 7, "conversationId": "c1" }),
+        json!({ "tenant": "7", "conversationId": "c1" }),
+    ];
+    let folds: Vec<Promise> = identities.iter().map(|identity| f.start_fold(&loaded, &js(identity))).collect();
+    JsFuture::from(sleep(5)).await.unwrap();
+    assert_eq!(f.call_count(), 5, "only the null identity joins another's call");
+    f.h.release();
+    let mut coalesced = Vec::new();
+    for promise in folds {
+        let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
+        coalesced.push(result["events"][0]["payload"]["scoreEvidence"]["coalesced"] == true);
+    }
+    assert_eq!(coalesced, [false, false, false, true, false, false]);
+}
+
 /// The identity is keyed when a visit considers its fold: a caller who then
 /// changes the same identity object and folds another conversation with the
 /// same ids neither joins the first call nor latches the wrong span.
@@ -1062,15 +1088,60 @@ async fn invalid_input_leaves_recall_untouched_and_is_explained() {
 
 #[wasm_bindgen_test]
 async fn a_broken_clock_declines_the_fold_without_a_call() {
+    for (now, expected) in [
+        ("() => NaN", "invalid-input: the configured `now` clock returned a number (NaN)"),
+        ("() => { throw new Error('no time') }", "invalid-input: the configured `now` clock returned nothing (it threw: no time)"),
+    ] {
+        let f = Fixture::with_config(json!({}), |config| {
+            Reflect::set(config, &"now".into(), &eval(now)).unwrap();
+            Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
+        });
+        f.h.capture_warnings();
+        f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+        f.h.restore_warnings();
+        assert_eq!(f.call_count(), 0, "{now}");
+        let payload = f.only_event();
+        assert!(reason(&payload).starts_with(expected), "{}", reason(&payload));
+        assert_eq!(payload["scoreEvidence"], json!({ "summarizerCalled": false, "invalidField": "now" }));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_clock_that_breaks_during_the_call_stamps_the_reading_from_before_it() {
     let f = Fixture::with_config(json!({}), |config| {
-        Reflect::set(config, &"now".into(), &eval("() => NaN")).unwrap();
+        let now = "(() => { let reads = 0; return () => { if (reads++ === 0) return 1000; throw new Error('gone'); }; })()";
+        Reflect::set(config, &"now".into(), &eval(now)).unwrap();
         Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
+        Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
     });
-    f.h.capture_warnings();
     f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
-    f.h.restore_warnings();
-    assert_eq!(f.call_count(), 0);
-    assert!(reason(&f.only_event()).starts_with("invalid-input: the configured `now` clock returned a number (NaN)"));
+    assert_eq!(f.call_count(), 1);
+    let entry = &f.field("puts")[0]["entry"];
+    assert_eq!(entry["metadata"]["summarizes"]["summarizedAtMs"], 1000);
+    assert_eq!(entry["lastAccessedAt"], 1000);
+}
+
+#[wasm_bindgen_test]
+async fn promises_with_their_own_then_are_awaited_as_await_would() {
+    // `await` ignores an own `then` on a real promise; the stage's glue must
+    // too, or a throwing `then` would escape into Wasm and strand the span's
+    // flight so that the next fold of it waited forever.
+    for (options, calls_each) in [
+        (json!({ "reply": { "ownThen": "short summary" } }), 1),
+        (json!({ "shape": "provider", "reply": { "ownThen": "short summary" }, "store": "ownThen" }), 1),
+    ] {
+        let f = Fixture::new(options.clone(), small_config());
+        for visit in 1..=2 {
+            f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+            assert_eq!(f.call_count(), visit * calls_each, "{options}");
+            assert_eq!(f.recall_ids()[0], "msg-summary-1-4", "{options}");
+        }
+        let events = f.events();
+        assert!(events.iter().all(|e| reason(&e["payload"]).starts_with("folded 8 entries")), "{events:#?}");
+        if options["store"] == "ownThen" {
+            assert!(events.iter().all(|e| e["payload"]["scoreEvidence"]["persisted"] == true), "{events:#?}");
+        }
+    }
 }
 
 #[wasm_bindgen_test]
