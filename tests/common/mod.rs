@@ -1090,7 +1090,10 @@ async fn invalid_input_leaves_recall_untouched_and_is_explained() {
 async fn a_broken_clock_declines_the_fold_without_a_call() {
     for (now, expected) in [
         ("() => NaN", "invalid-input: the configured `now` clock returned a number (NaN)"),
-        ("() => { throw new Error('no time') }", "invalid-input: the configured `now` clock returned nothing (it threw: no time)"),
+        (
+            "() => { throw new Error('no time') }",
+            "invalid-input: the configured `now` clock returned nothing (it threw: no time)",
+        ),
     ] {
         let f = Fixture::with_config(json!({}), |config| {
             Reflect::set(config, &"now".into(), &eval(now)).unwrap();
@@ -1109,7 +1112,8 @@ async fn a_broken_clock_declines_the_fold_without_a_call() {
 #[wasm_bindgen_test]
 async fn a_clock_that_breaks_during_the_call_stamps_the_reading_from_before_it() {
     let f = Fixture::with_config(json!({}), |config| {
-        let now = "(() => { let reads = 0; return () => { if (reads++ === 0) return 1000; throw new Error('gone'); }; })()";
+        let now =
+            "(() => { let reads = 0; return () => { if (reads++ === 0) return 1000; throw new Error('gone'); }; })()";
         Reflect::set(config, &"now".into(), &eval(now)).unwrap();
         Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
         Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
