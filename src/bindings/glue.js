@@ -428,91 +428,146 @@ export function assembleTranscript(read, text, splices) {
  * A stable key for the identity: same conversation, same key. Read when a
  * visit considers a fold, so a caller who later changes the identity object
  * cannot change what an earlier visit is keyed by. Each form starts
- * differently (`#`, `[`, a type name), so two forms never share a key.
+ * differently (`#`, a type name, `unkeyed:`), so two forms never share a key.
+ * An identity that cannot be told apart by its text (a symbol, a function,
+ * an object that throws when read) gets a key of its own, so it never shares
+ * another visit's call or latch.
  */
 export function identityKey(identity) {
-  if (typeof identity === 'string') return `string:${identity}`;
-  if (typeof identity !== 'object' || identity === null) return `${typeof identity}:${describe(identity)}`;
-  try {
-    const { tenant, principal, conversationId } = identity;
-    if (isTextOrAbsent(tenant) && isTextOrAbsent(principal) && isTextOrAbsent(conversationId)) {
-      // The usual identity, without JSON.stringify: each part is `-` when
-      // absent (or null) or its length then itself, so parts cannot run together.
-      return `#${keyPart(tenant)}${keyPart(principal)}${keyPart(conversationId)}`;
-    }
-    return JSON.stringify([tenant, principal, conversationId]);
-  } catch (error) {
-    return `object:unreadable:${causeOf(error)}`;
+  switch (typeof identity) {
+    case 'string':
+      return `string:${identity}`;
+    case 'undefined':
+      return 'undefined';
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return `${typeof identity}:${String(identity)}`;
+    case 'object':
+      if (identity === null) return 'null';
+      try {
+        const { tenant, principal, conversationId } = identity;
+        return `#${keyPart(tenant)}${keyPart(principal)}${keyPart(conversationId)}`;
+      } catch {
+        return unkeyed();
+      }
+    default:
+      return unkeyed();
   }
 }
 
-// Null counts as absent, as it did when these keys were JSON.
-function isTextOrAbsent(part) {
-  return typeof part === 'string' || part === undefined || part === null;
+let unkeyedVisits = 0;
+
+function unkeyed() {
+  unkeyedVisits += 1;
+  return `unkeyed:${unkeyedVisits}`;
 }
 
+/**
+ * One part of an object identity: its type, then its text's length and the
+ * text, so parts cannot run together and `7` is not `'7'`. Null counts as
+ * absent. Throws for a part with no text of its own (a symbol, a function,
+ * an object JSON cannot write); `identityKey` then keys the visit alone.
+ */
 function keyPart(part) {
-  return typeof part === 'string' ? `${part.length}:${part}` : '-';
+  switch (typeof part) {
+    case 'string':
+      return `s${part.length}:${part}`;
+    case 'undefined':
+      return '-';
+    case 'number':
+    case 'boolean':
+    case 'bigint': {
+      const text = String(part);
+      return `${typeof part}${text.length}:${text}`;
+    }
+    case 'object': {
+      if (part === null) return '-';
+      const text = JSON.stringify(part);
+      if (typeof text !== 'string') throw new TypeError('an identity part JSON cannot write');
+      return `o${text.length}:${text}`;
+    }
+    default:
+      throw new TypeError(`an identity part of type ${typeof part}`);
+  }
 }
 
 /**
  * Runs `start(signal)` under an optional deadline. Never rejects: resolves to
  * `{ ok, text, usage, cause }`. Past the deadline the signal is aborted and a
- * late answer is ignored. `start` and `readText` run inside the try, so
- * whatever they throw, at once or later, becomes a failed outcome.
+ * late answer is ignored. Whatever `start` and `readText` throw, at once or
+ * later, becomes a failed outcome.
  */
 function underDeadline(start, timeoutMs, readText) {
+  const read = (value) => {
+    try {
+      return readText(value);
+    } catch (error) {
+      return failedOutcome(error);
+    }
+  };
   if (timeoutMs === undefined) {
     // No deadline: one reaction on the call, without an async frame around it.
     try {
-      return settleOnce(start(undefined), (value) => {
-        try {
-          return readText(value);
-        } catch (error) {
-          return failedOutcome(error);
-        }
-      });
+      return settleOnce(start(undefined), read);
     } catch (error) {
       return Promise.resolve(failedOutcome(error));
     }
   }
-  return underTimer(start, timeoutMs, readText);
+  const controller = new AbortController();
+  let timer;
+  const deadline = new Promise((resolve) => {
+    timer = setTimeout(() => {
+      const error = new Error(`timed out after ${timeoutMs} ms`);
+      controller.abort(error);
+      resolve(failedOutcome(error));
+    }, timeoutMs);
+  });
+  let answer;
+  try {
+    answer = settleOnce(start(controller.signal), read);
+  } catch (error) {
+    clearTimeout(timer);
+    return Promise.resolve(failedOutcome(error));
+  }
+  // Both are this file's own promises, which never reject.
+  return PROMISE_THEN.call(Promise.race([answer, deadline]), (outcome) => {
+    clearTimeout(timer);
+    return outcome;
+  });
 }
 
 /**
- * `onValue(what answer resolves to)`, or a failed outcome if it rejects, as
- * `await` would treat `answer`: through the intrinsic `then`, so a promise
- * carrying its own `then` property cannot take over (or throw out of) the
- * reaction. May throw only synchronously, from reading `answer`.
+ * `onValue(what answer resolves to)`, or a failed outcome if it rejects,
+ * treating `answer` as `await` does: a real promise is followed through its
+ * built-in reaction, never through a `then` (or `constructor`) of its own, so
+ * user code cannot take over or throw out of the reaction; anything else is
+ * resolved as a thenable. The result is a plain promise of this realm that
+ * never rejects. May throw only synchronously, from reading `answer`.
  */
 function settleOnce(answer, onValue) {
-  return PROMISE_THEN.call(Promise.resolve(answer), onValue, failedOutcome);
+  const promise = PROMISE_RESOLVE(answer);
+  if (Object.getPrototypeOf(promise) === Promise.prototype && !Object.hasOwn(promise, 'constructor')) {
+    return PROMISE_THEN.call(promise, onValue, failedOutcome);
+  }
+  // A promise with an own `constructor` (which `then` would read for its
+  // species): let `await` follow it, exactly.
+  return (async () => {
+    let value;
+    try {
+      value = await promise;
+    } catch (error) {
+      return failedOutcome(error);
+    }
+    return onValue(value);
+  })();
 }
 
+const PROMISE_RESOLVE = Promise.resolve.bind(Promise);
 const PROMISE_THEN = Promise.prototype.then;
 
 function failedOutcome(error) {
   return { ok: false, cause: causeOf(error) };
-}
-
-/** `underDeadline` with a deadline. */
-async function underTimer(start, timeoutMs, readText) {
-  const controller = new AbortController();
-  let timer;
-  try {
-    const deadline = new Promise((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new Error(`timed out after ${timeoutMs} ms`);
-        controller.abort(error);
-        reject(error);
-      }, timeoutMs);
-    });
-    return readText(await Promise.race([start(controller.signal), deadline]));
-  } catch (error) {
-    return failedOutcome(error);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function textOutcome(text, usage) {

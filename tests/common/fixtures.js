@@ -58,16 +58,6 @@ export function withProperty(object, path, value) {
   return object;
 }
 
-/**
- * A test harness. `options.reply` decides what the summarizer does:
- * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }
- * | { gate: true, text } (answers when `release()` is called)
- * | { ownThen: text } (a promise of `text` with a `then` of its own that throws).
- * `options.shape` is 'callback' or 'provider' (`model`, default 'mini-1';
- * `noUsage`: no usage in the response; `nanUsage`: a NaN input count);
- * `options.store` is 'ok', 'ownThen' (a resolved promise whose own `then` throws),
- * 'reject', 'throw' or 'none'.
- */
 /** A real promise with an own `then` that throws: `await` ignores it, so must the stage. */
 function withThrowingThen(promise) {
   return Object.assign(promise, {
@@ -77,6 +67,40 @@ function withThrowingThen(promise) {
   });
 }
 
+/**
+ * A real promise whose own `constructor` says `Promise` when first read and
+ * then names a species whose promises never settle: `await` still follows
+ * the promise itself, so must the stage.
+ */
+function withConstructorTrap(promise) {
+  let reads = 0;
+  Object.defineProperty(promise, 'constructor', {
+    get() {
+      reads += 1;
+      if (reads === 1) return Promise;
+      function Never(executor) {
+        executor(
+          () => {},
+          () => {},
+        );
+      }
+      return { [Symbol.species]: Never };
+    },
+  });
+  return promise;
+}
+
+/**
+ * A test harness. `options.reply` decides what the summarizer does:
+ * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }
+ * | { gate: true, text } (answers when `release()` is called)
+ * | { ownThen: text } (a promise of `text` with a `then` of its own that throws)
+ * | { constructorTrap: text } (a promise of `text` whose own `constructor` lies).
+ * `options.shape` is 'callback' or 'provider' (`model`, default 'mini-1';
+ * `noUsage`: no usage in the response; `nanUsage`: a NaN input count);
+ * `options.store` is 'ok', 'ownThen' (a resolved promise whose own `then` throws),
+ * 'reject', 'throw' or 'none'.
+ */
 export class Harness {
   constructor(options) {
     this.options = options;
@@ -103,6 +127,7 @@ export class Harness {
       return new Promise((resolve) => setTimeout(() => resolve(this.wrap(reply.lateText)), reply.afterMs));
     }
     if (reply.ownThen !== undefined) return withThrowingThen(Promise.resolve(this.wrap(reply.ownThen)));
+    if (reply.constructorTrap !== undefined) return withConstructorTrap(Promise.resolve(this.wrap(reply.constructorTrap)));
     if ('value' in reply) return Promise.resolve(this.options.shape === 'provider' ? { content: reply.value } : reply.value);
     return Promise.resolve(this.wrap(reply.text));
   }

@@ -881,6 +881,34 @@ async fn identities_are_keyed_part_by_part_with_null_as_absent() {
     assert_eq!(coalesced, [false, false, false, true, false, false]);
 }
 
+/// An identity part with no text of its own (a symbol, one that throws when
+/// read) keys its visit alone: such visits never share a call. A bigint is
+/// text like a number.
+#[wasm_bindgen_test]
+async fn identities_without_a_text_of_their_own_never_share_a_call() {
+    let f =
+        Fixture::new(json!({ "reply": { "gate": true, "text": "shared summary" }, "store": "none" }), small_config());
+    let loaded = conversation(6, 2, 100, "c1");
+    let identities: Array = eval(
+        "[{ conversationId: 1n }, { conversationId: 2n }, { conversationId: 1n },
+          { conversationId: Symbol('c') }, { conversationId: Symbol('c') },
+          { get conversationId() { throw new Error('unreadable') } },
+          { get conversationId() { throw new Error('unreadable') } }]",
+    )
+    .unchecked_into();
+    let folds: Vec<Promise> = identities.iter().map(|identity| f.start_fold(&loaded, &identity)).collect();
+    JsFuture::from(sleep(5)).await.unwrap();
+    assert_eq!(f.call_count(), 6, "only the second 1n joins a call");
+    f.h.release();
+    let mut coalesced = Vec::new();
+    for promise in folds {
+        let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
+        assert_eq!(result["recall"][0]["id"], "msg-summary-1-4", "{result}");
+        coalesced.push(result["events"][0]["payload"]["scoreEvidence"]["coalesced"] == true);
+    }
+    assert_eq!(coalesced, [false, false, true, false, false, false, false]);
+}
+
 /// The identity is keyed when a visit considers its fold: a caller who then
 /// changes the same identity object and folds another conversation with the
 /// same ids neither joins the first call nor latches the wrong span.
@@ -1127,18 +1155,26 @@ async fn a_clock_that_breaks_during_the_call_stamps_the_reading_from_before_it()
 
 #[wasm_bindgen_test]
 async fn promises_with_their_own_then_are_awaited_as_await_would() {
-    // `await` ignores an own `then` on a real promise; the stage's glue must
-    // too, or a throwing `then` would escape into Wasm and strand the span's
-    // flight so that the next fold of it waited forever.
-    for (options, calls_each) in [
-        (json!({ "reply": { "ownThen": "short summary" } }), 1),
-        (json!({ "shape": "provider", "reply": { "ownThen": "short summary" }, "store": "ownThen" }), 1),
+    // `await` follows a real promise through its built-in reaction, ignoring
+    // an own `then` or `constructor`; the stage's glue must too, with or
+    // without a deadline, or a throwing `then` would escape into Wasm (or a
+    // lying species hand Rust something that is not an outcome) and strand
+    // the span's flight so that the next fold of it waited forever.
+    let ok_store = json!({ "reply": { "ownThen": "short summary" } });
+    for (options, extra) in [
+        (ok_store.clone(), json!({})),
+        (ok_store, json!({ "timeoutMs": 60_000 })),
+        (json!({ "reply": { "constructorTrap": "short summary" } }), json!({})),
+        (json!({ "reply": { "constructorTrap": "short summary" } }), json!({ "timeoutMs": 60_000 })),
+        (json!({ "shape": "provider", "reply": { "ownThen": "short summary" }, "store": "ownThen" }), json!({})),
     ] {
-        let f = Fixture::new(options.clone(), small_config());
+        let mut config = small_config();
+        config.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let f = Fixture::new(options.clone(), config);
         for visit in 1..=2 {
             f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
-            assert_eq!(f.call_count(), visit * calls_each, "{options}");
-            assert_eq!(f.recall_ids()[0], "msg-summary-1-4", "{options}");
+            assert_eq!(f.call_count(), visit, "{options} {extra}");
+            assert_eq!(f.recall_ids()[0], "msg-summary-1-4", "{options} {extra}");
         }
         let events = f.events();
         assert!(events.iter().all(|e| reason(&e["payload"]).starts_with("folded 8 entries")), "{events:#?}");
