@@ -869,16 +869,27 @@ async fn identities_are_keyed_part_by_part_with_null_as_absent() {
         json!({ "tenant": 7, "conversationId": "c1" }),
         json!({ "tenant": "7", "conversationId": "c1" }),
     ];
-    let folds: Vec<Promise> = identities.iter().map(|identity| f.start_fold(&loaded, &js(identity))).collect();
+    let identities: Vec<JsValue> = identities.iter().map(js).collect();
+    let (calls, coalesced) = fold_together(&f, &loaded, &identities).await;
+    assert_eq!(calls, 5, "only the null identity joins another's call");
+    assert_eq!(coalesced, [false, false, false, true, false, false]);
+}
+
+/// Starts a fold of `loaded` for each identity at once while the gated
+/// summarizer holds every call. Returns the calls made while all were in
+/// flight and, once released, whether each run was coalesced.
+async fn fold_together(f: &Fixture, loaded: &JsValue, identities: &[JsValue]) -> (u32, Vec<bool>) {
+    let folds: Vec<Promise> = identities.iter().map(|identity| f.start_fold(loaded, identity)).collect();
     JsFuture::from(sleep(5)).await.unwrap();
-    assert_eq!(f.call_count(), 5, "only the null identity joins another's call");
+    let calls = f.call_count();
     f.h.release();
     let mut coalesced = Vec::new();
     for promise in folds {
         let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
+        assert_eq!(result["recall"][0]["id"], "msg-summary-1-4", "{result}");
         coalesced.push(result["events"][0]["payload"]["scoreEvidence"]["coalesced"] == true);
     }
-    assert_eq!(coalesced, [false, false, false, true, false, false]);
+    (calls, coalesced)
 }
 
 /// An identity part with no text of its own (a symbol, one that throws when
@@ -896,16 +907,8 @@ async fn identities_without_a_text_of_their_own_never_share_a_call() {
           { get conversationId() { throw new Error('unreadable') } }]",
     )
     .unchecked_into();
-    let folds: Vec<Promise> = identities.iter().map(|identity| f.start_fold(&loaded, &identity)).collect();
-    JsFuture::from(sleep(5)).await.unwrap();
-    assert_eq!(f.call_count(), 6, "only the second 1n joins a call");
-    f.h.release();
-    let mut coalesced = Vec::new();
-    for promise in folds {
-        let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
-        assert_eq!(result["recall"][0]["id"], "msg-summary-1-4", "{result}");
-        coalesced.push(result["events"][0]["payload"]["scoreEvidence"]["coalesced"] == true);
-    }
+    let (calls, coalesced) = fold_together(&f, &loaded, &identities.to_vec()).await;
+    assert_eq!(calls, 6, "only the second 1n joins a call");
     assert_eq!(coalesced, [false, false, true, false, false, false, false]);
 }
 
