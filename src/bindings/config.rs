@@ -19,8 +19,6 @@ pub struct JsConfig {
     pub system_prompt: JsString,
     pub strategy_id: JsString,
     pub tier: JsString,
-    /// The provider's `model`; `None` for a callback.
-    pub model: Option<JsString>,
     /// The fixed pieces of `core.summary_id` and `core.header`: glue.js
     /// writes the numbers in between.
     pub summary_id_pieces: js_sys::Array,
@@ -29,10 +27,35 @@ pub struct JsConfig {
     pub evidence_keys: js_sys::Array,
     pub event_type: JsString,
     pub strategy_kind: JsString,
-    pub llm: JsValue,
+    pub summarizer: Summarizer,
     pub store: Option<JsValue>,
     pub on_event: JsValue,
     pub now: Option<Function>,
+}
+
+/// The summarizer in the shape SPEC §3 allows, with what its call needs.
+pub enum Summarizer {
+    /// An object with `complete`, and the `model` every request names.
+    Provider { llm: JsValue, model: JsString },
+    /// `(messages) => Promise<string>`.
+    Callback { llm: JsValue },
+}
+
+impl Summarizer {
+    fn of(shape: &Shape, llm: JsValue) -> Summarizer {
+        match shape {
+            Shape::Provider { model } => Summarizer::Provider { llm, model: JsString::from(model.as_str()) },
+            Shape::Callback => Summarizer::Callback { llm },
+        }
+    }
+
+    /// The provider's model; `None` for a callback.
+    pub fn model(&self) -> Option<&JsString> {
+        match self {
+            Summarizer::Provider { model, .. } => Some(model),
+            Summarizer::Callback { .. } => None,
+        }
+    }
 }
 
 pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
@@ -70,6 +93,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
             "Fix: pass your LLM provider with `model`, or an async function that returns the summary text.",
         ));
     };
+    let summarizer = Summarizer::of(&shape, llm);
     let mut core = StageConfig::new(shape);
 
     let store = get("store");
@@ -125,14 +149,13 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         system_prompt: JsString::from(core.system_prompt.as_str()),
         strategy_id: JsString::from(core.strategy_id.as_str()),
         tier: JsString::from(core.tier.as_str()),
-        model: core.model().map(JsString::from),
         summary_id_pieces: js_pieces(core.summary_id()),
         header_pieces: js_pieces(core.header()),
         evidence_keys: super::evidence::key_names(),
         event_type: JsString::from(EVENT_TYPE),
         strategy_kind: JsString::from(STRATEGY_KIND),
         core,
-        llm,
+        summarizer,
         store,
         on_event: on_event.map(JsValue::from).unwrap_or(JsValue::UNDEFINED),
         now,

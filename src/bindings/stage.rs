@@ -15,7 +15,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::config::JsConfig;
+use super::config::{JsConfig, Summarizer};
 use super::evidence::PackedFields;
 use super::flight::{Flight, FlightOutcome};
 use super::glue::{self, CallOutcome, RecallRead};
@@ -402,14 +402,15 @@ impl StageState {
     fn start_call(&self, pending: &Pending) -> Result<Promise, String> {
         let Pending { read, facts, span, .. } = pending;
         let timeout_ms = self.config.core.timeout_ms;
-        // The JS model is there exactly for the provider shape (config.rs).
-        match &self.config.model {
-            Some(model) => {
+        match &self.config.summarizer {
+            Summarizer::Provider { llm, model } => {
                 let text = span_transcript(read, span, facts)
                     .ok_or("the span's entries could not be read again to write the transcript")?;
-                Ok(glue::call_provider(&self.config.llm, &self.config.system_prompt, &text, model, timeout_ms))
+                Ok(glue::call_provider(llm, &self.config.system_prompt, &text, model, timeout_ms))
             }
-            None => Ok(glue::call_callback(&self.config.llm, &self.config.system_prompt, read, span, timeout_ms)),
+            Summarizer::Callback { llm } => {
+                Ok(glue::call_callback(llm, &self.config.system_prompt, read, span, timeout_ms))
+            }
         }
     }
 
@@ -443,7 +444,7 @@ impl StageState {
             now,
             core.ttl_ms,
             &self.config.tier,
-            self.config.model.clone(),
+            self.config.summarizer.model().cloned(),
         );
         if entry.is_undefined() {
             return AfterCall::Settled(
