@@ -178,8 +178,6 @@ struct Pending {
     candidate: Candidate,
     /// The span's indices into the snapshot, as the glue takes them.
     span: Rc<[u32]>,
-    /// Read only when a latched span or a flight had the same length.
-    key: Option<SpanKey>,
 }
 
 impl StageState {
@@ -210,11 +208,18 @@ impl StageState {
             Plan::Settle(settled) => return done(read, settled),
             Plan::Consider(candidate) => candidate,
         };
+        // A span the latch cannot hold and no summary can shrink is declined
+        // before its identity and key are read: they serve only the latch
+        // and the flights.
+        let may_be_latched = self.latch.borrow().may_hold_span_of(candidate.span.entries);
+        if !may_be_latched && candidate.cannot_pass() {
+            return done(read, candidate.predicted_not_smaller());
+        }
         let identity = identity.unwrap_or_else(|| read.identity());
         let span: Rc<[u32]> = candidate.span_indices().iter().map(|&i| i as u32).collect();
         let source = SpanSource { identity_key: glue::identity_key(&identity), read, span };
         let mut key = None;
-        if self.latch.borrow().may_hold_span_of(source.span.len()) {
+        if may_be_latched {
             let read_key = source.key();
             if self.latch.borrow().contains(read_key) {
                 return done(source.read, candidate.latched());
@@ -243,7 +248,7 @@ impl StageState {
         }
         let pending = move |source: SpanSource| {
             let SpanSource { read, span, .. } = source;
-            Box::new(Pending { read, identity, facts, candidate, span, key })
+            Box::new(Pending { read, identity, facts, candidate, span })
         };
         if let Some(flight) = in_flight {
             return Step::Follow { pending: pending(source), flight };
@@ -351,11 +356,10 @@ impl StageState {
         outcome: FlightOutcome,
         target: &Target,
     ) -> JsValue {
-        let Pending { read, facts, candidate, key, .. } = *pending;
+        let Pending { read, facts, candidate, .. } = *pending;
         if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
-            // Read now if nothing needed it before.
-            let key = key.unwrap_or_else(|| flight.key());
-            self.latch.borrow_mut().insert(key, candidate.span.entries);
+            // The flight holds the key if anything read it; else it is read now.
+            self.latch.borrow_mut().insert(flight.key(), candidate.span.entries);
         }
         self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
         flight.finish(outcome.clone());
