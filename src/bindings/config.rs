@@ -9,7 +9,7 @@ use super::glue::describe;
 use crate::core::config::{
     count_option, timeout_option, ttl_option, ConfigError, ErrorClass, Shape, StageConfig, Tier, SUMMARIZE_CALL,
 };
-use crate::core::format::{NumberedText, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::format::{summary_id_text, NumberedText, EVENT_TYPE, STRATEGY_KIND};
 
 /// Everything a stage instance holds from its config.
 pub struct JsConfig {
@@ -19,7 +19,7 @@ pub struct JsConfig {
     pub system_prompt: JsString,
     pub strategy_id: JsString,
     pub tier: JsString,
-    /// The fixed pieces of `core.summary_id` and `core.header`: glue.js
+    /// The fixed pieces of the summary id and of `core.header`: glue.js
     /// writes the numbers in between.
     pub summary_id_pieces: js_sys::Array,
     pub header_pieces: js_sys::Array,
@@ -149,7 +149,7 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
         system_prompt: JsString::from(core.system_prompt.as_str()),
         strategy_id: JsString::from(core.strategy_id.as_str()),
         tier: JsString::from(core.tier.as_str()),
-        summary_id_pieces: js_pieces(core.summary_id()),
+        summary_id_pieces: js_pieces(&summary_id_text()),
         header_pieces: js_pieces(core.header()),
         evidence_keys: super::evidence::key_names(),
         event_type: JsString::from(EVENT_TYPE),

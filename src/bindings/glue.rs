@@ -89,7 +89,7 @@ extern "C" {
 
     /// Undefined when the span's entries can no longer be read. The id and
     /// the content's header are written from the pieces of
-    /// `StageConfig::summary_id` and `StageConfig::header`.
+    /// `format::summary_id_text` and `StageConfig::header`.
     #[wasm_bindgen(js_name = summaryEntry)]
     pub fn summary_entry(
         read: &RecallRead,

@@ -2,8 +2,7 @@
 //! The bindings read the JS config object; the rules and the words live here.
 
 use super::format::{
-    label_text, summary_id_text, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT,
-    LABEL_SEPARATOR,
+    label_text, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT, LABEL_SEPARATOR,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,8 +50,6 @@ pub struct StageConfig {
     pub tier: Tier,
     pub strategy_id: String,
     pub timeout_ms: Option<f64>,
-    /// A summary's id, from its span's first and last turns.
-    summary_id: NumberedText,
     /// What a summary's content starts with, before the summarizer's text:
     /// the label naming this shape's author, and its separator. From the
     /// first and last turns and the number of entries folded.
@@ -77,13 +74,8 @@ impl StageConfig {
             tier: Tier::Cold,
             strategy_id: DEFAULT_STRATEGY_ID.to_owned(),
             timeout_ms: None,
-            summary_id: summary_id_text(),
             header,
         }
-    }
-
-    pub fn summary_id(&self) -> &NumberedText {
-        &self.summary_id
     }
 
     pub fn header(&self) -> &NumberedText {

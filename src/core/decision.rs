@@ -4,6 +4,7 @@
 
 use super::config::StageConfig;
 use super::events::{self, Caller, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
+use super::format::summary_entry_id;
 use super::recall::{seam, to_turn, EntryFacts, Partition};
 
 /// Marks where the new summary entry goes in a recall of slots.
@@ -41,8 +42,6 @@ pub struct Candidate {
     pub anchor: Option<f64>,
     /// `toTurn` of each summary already in recall, in sorted order.
     summary_turns: Vec<f64>,
-    /// The id the summary entry of this span gets (`msg-summary-{from}-{to}`).
-    summary_id: String,
     /// UTF-16 length of the label and separator the summary's content starts
     /// with (`StageConfig::header`): known before any call (SPEC §8).
     label_chars: usize,
@@ -92,14 +91,12 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         .filter(|a| *a != 0.0 && !a.is_nan());
     let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
     let label_chars = config.header().utf16_len(&[from_turn, to_turn_value, split_at as f64]);
-    let summary_id = config.summary_id().render(&[from_turn, to_turn_value]);
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
         span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
         anchor,
         summary_turns,
-        summary_id,
         label_chars,
     })
 }
@@ -115,8 +112,10 @@ impl Candidate {
         self.label_chars
     }
 
-    pub fn summary_id(&self) -> &str {
-        &self.summary_id
+    /// The id the summary entry of this span gets (`msg-summary-{from}-{to}`):
+    /// written only when a fold needs it.
+    pub fn summary_id(&self) -> String {
+        summary_entry_id(self.span.from_turn, self.span.to_turn)
     }
 
     /// SPEC §8: when even an empty summary could not make recall smaller.
@@ -179,17 +178,18 @@ impl Candidate {
         let mut dropped = Vec::with_capacity(self.part.excluded.len() + self.span.entries);
         dropped.extend_from_slice(&self.part.excluded);
         dropped.extend_from_slice(self.span_indices());
+        let summary_id = self.summary_id();
         let (reason, evidence) = events::folded(FoldReport {
             span: self.span,
             kept: tail.len(),
-            summary_id: self.summary_id(),
+            summary_id: &summary_id,
             summary_chars,
             write_back,
             model,
             usage,
             caller,
         });
-        let added = Some(self.summary_id().to_owned());
+        let added = Some(summary_id);
         let output = recall.len();
         Settled { recall, event: Some(make_event(self.input_count, output, dropped, added, reason, evidence)) }
     }
