@@ -167,7 +167,7 @@ function readRecall(loaded, factsFrom) {
   }
   const read = new RecallRead(snapshot);
   const n = snapshot.length;
-  if (n < factsFrom && (readEntries(read, undefined) !== true || read.invalid !== undefined)) return read;
+  if (n < factsFrom && readEntries(read, undefined) !== true) return read;
   const shared = !reading;
   if (shared && scratch.length < n * STRIDE) scratch = new Float64Array(Math.max(n * STRIDE, 2 * scratch.length));
   const facts = shared ? scratch : new Float64Array(n * STRIDE);
@@ -506,15 +506,15 @@ function underDeadline(start, timeoutMs, readText) {
       return failedOutcome(error);
     }
   };
-  if (timeoutMs === undefined) {
-    // No deadline: one reaction on the call, without an async frame around it.
-    try {
-      return settleOnce(start(undefined), read);
-    } catch (error) {
-      return Promise.resolve(failedOutcome(error));
-    }
+  const controller = timeoutMs === undefined ? undefined : new AbortController();
+  let answer;
+  try {
+    answer = settleOnce(start(controller?.signal), read);
+  } catch (error) {
+    return Promise.resolve(failedOutcome(error));
   }
-  const controller = new AbortController();
+  // No deadline: one reaction on the call, without an async frame around it.
+  if (controller === undefined) return answer;
   let timer;
   const deadline = new Promise((resolve) => {
     timer = setTimeout(() => {
@@ -523,13 +523,6 @@ function underDeadline(start, timeoutMs, readText) {
       resolve(failedOutcome(error));
     }, timeoutMs);
   });
-  let answer;
-  try {
-    answer = settleOnce(start(controller.signal), read);
-  } catch (error) {
-    clearTimeout(timer);
-    return Promise.resolve(failedOutcome(error));
-  }
   // Both are this file's own promises, which never reject.
   return PROMISE_THEN.call(Promise.race([answer, deadline]), (outcome) => {
     clearTimeout(timer);
