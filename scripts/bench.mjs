@@ -4,7 +4,7 @@
 // inside footprintjs runs up to 2,000), cold start in fresh processes,
 // download size, and memory after many folds. With --baseline, any module with
 // the same API runs beside it in the same process, interleaved batch by batch.
-// How to read the output: the "Reading the benchmark output" section of README.md.
+// How to read the output: the "Benchmarks: reading the output" section of README.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, arch, platform } from 'node:os';
@@ -19,14 +19,11 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(repoRoot, 'scripts', 'bench');
 const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
 const SECTIONS = ['recall', 'pipeline', 'cold-start', 'size', 'memory'];
-// Inside footprintjs the baseline's index reads through live proxies make a
-// recall at N = 20,000 take seconds, so the pipeline section stops at 2,000.
-const PIPELINE_MAX_N = 2000;
 
 const USAGE = `usage: node scripts/bench.mjs [options]
   --subject PATH     module under test (default: pkg/dist/index.mjs)
   --baseline PATH    another module with the same API (ESM or CJS), run beside it
-  --quick            CI mode: short budgets, 1,000 folds for memory, under a minute
+  --quick            CI mode: short budgets, 1,000 folds for memory, under 10 seconds
   --json             machine-readable output instead of markdown
   --cases LIST       comma-separated subset of: ${Object.keys(CASES).join(', ')}
   --sizes LIST       comma-separated subset of: ${SIZES.join(', ')}
@@ -111,17 +108,17 @@ async function timeBatch(workload, api, size) {
   const start = process.hrtime.bigint();
   for (let i = 0; i < size; i++) await stages[i](scopes[i]);
   const elapsedNs = Number(process.hrtime.bigint() - start);
-  return { microsPerRecall: elapsedNs / size / 1e3, problems: workload.checkBatch(scopes, callsBefore) };
+  const served = scopes.map((scope) => ({ loadedLength: scope.loaded.length, eventCount: scope.eventCount }));
+  return { microsPerRecall: elapsedNs / size / 1e3, problems: workload.checkBatch(served, callsBefore) };
 }
 
-/** How recalls are timed: on plain scope objects, or (`pipelineTiming`) on the scope of a footprintjs run. */
-const PLAIN = { timeBatch, maxBatch: 1000, inPipeline: false };
-
-/** Loads footprintjs only when the pipeline section runs. */
-async function pipelineTiming() {
-  const { MAX_RECALLS_PER_RUN, timeBatchInPipeline } = await import('./bench/pipeline.mjs');
-  return { timeBatch: timeBatchInPipeline, maxBatch: MAX_RECALLS_PER_RUN, inPipeline: true };
-}
+/**
+ * How a section times recalls: its batch function, the largest batch and N it
+ * runs, and whether issue 7's targets apply to its ratios. The pipeline
+ * section's (IN_PIPELINE, scripts/bench/pipeline.mjs) is loaded only when it
+ * runs, so footprintjs is imported only then.
+ */
+const PLAIN = { section: 'recall', timeBatch, maxBatch: 1000, maxN: Infinity, targets: true };
 
 async function warmUp(workload, api, warmupMs, timing) {
   let size = 1;
@@ -180,17 +177,17 @@ async function measureWorkload(workload, modules, budget, timing) {
   if (modules.length === 2) {
     const pairs = samples[0].map((ours, round) => ours / samples[1][round]);
     const { median, p10, p90 } = summarizeSamples(pairs);
-    ratio = { median, p10, p90, pairs: pairs.length, target: ratioTargetFor(workload.n) };
+    ratio = { median, p10, p90, pairs: pairs.length };
+    if (timing.targets) ratio.target = ratioTargetFor(workload.n);
   }
   return { case: workload.caseName, n: workload.n, results, ratio };
 }
 
 async function measureRecalls(modules, options, progress, timing) {
-  const { inPipeline } = timing;
   const rows = [];
-  for (const n of options.sizes.filter((size) => !inPipeline || size <= PIPELINE_MAX_N)) {
+  for (const n of options.sizes.filter((size) => size <= timing.maxN)) {
     for (const workload of buildWorkloads(n, options.cases)) {
-      progress(`${inPipeline ? 'pipeline' : 'recall'}: ${workload.caseName} at N=${n}`);
+      progress(`${timing.section}: ${workload.caseName} at N=${n}`);
       rows.push(await measureWorkload(workload, modules, options.budget, timing));
     }
   }
@@ -293,8 +290,9 @@ function table(header, rows) {
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
-/** The per-recall table; `withTarget` adds issue 7's verdict column. */
-function recallTable(rows, withBaseline, withTarget) {
+/** The per-recall table, with issue 7's verdict column when the ratios carry a target. */
+function recallTable(rows, withBaseline) {
+  const withTarget = rows.some((row) => row.ratio?.target !== undefined);
   const header = withBaseline
     ? ['case', 'N', 'subject µs', 'ns/entry', 'baseline µs', 'ns/entry', 'subject ÷ baseline', ...(withTarget ? ['target'] : [])]
     : ['case', 'N', 'µs per recall', 'ns/entry', 'batches × size'];
@@ -337,7 +335,7 @@ function renderMarkdown(report) {
 
   if (report.recall) {
     out.push('', '### Per-recall overhead', '', 'Instant summarizers; µs per recall as median (p10–p90) over timed batches; ns/entry = median ÷ N.', '');
-    out.push(recallTable(report.recall, withBaseline, true));
+    out.push(recallTable(report.recall, withBaseline));
   }
 
   if (report.pipeline) {
@@ -349,7 +347,11 @@ function renderMarkdown(report) {
         `${meta.footprintjs}); µs per recall as above. For reading, not for issue 7's targets: the scope's own cost is in both columns.`,
       '',
     );
-    out.push(recallTable(report.pipeline, withBaseline, false));
+    out.push(
+      report.pipeline.length > 0
+        ? recallTable(report.pipeline, withBaseline)
+        : 'No size asked for is 2,000 or less; the section runs only those.',
+    );
   }
 
   if (report.coldStart) {
@@ -411,9 +413,6 @@ function renderMarkdown(report) {
 
 // ---------------------------------------------------------------- main
 
-function footprintjsVersion() {
-  return JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'footprintjs', 'package.json'), 'utf8')).version;
-}
 
 async function main() {
   const options = parseOptions();
@@ -423,6 +422,7 @@ async function main() {
   for (const module of modules) module.api = await loadSummarizeApi(module.path);
 
   const wants = (section) => options.sections.includes(section);
+  const inPipeline = wants('pipeline') ? (await import('./bench/pipeline.mjs')).IN_PIPELINE : null;
   const report = {
     meta: {
       mode: options.quick ? 'quick' : 'default',
@@ -433,10 +433,10 @@ async function main() {
       date: new Date().toISOString(),
       subject: relative(repoRoot, modules[0].path) || modules[0].path,
       baseline: modules[1] ? relative(repoRoot, modules[1].path) : null,
-      footprintjs: wants('pipeline') ? footprintjsVersion() : null,
+      footprintjs: inPipeline?.footprintjs ?? null,
     },
     recall: wants('recall') ? await measureRecalls(modules, options, progress, PLAIN) : null,
-    pipeline: wants('pipeline') ? await measureRecalls(modules, options, progress, await pipelineTiming()) : null,
+    pipeline: inPipeline ? await measureRecalls(modules, options, progress, inPipeline) : null,
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
     sizes: null,

@@ -4,18 +4,45 @@
 // to the executor's recorders). That is where users run the stage, and what
 // the scope costs lands on each implementation according to how it reads and
 // writes it.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { flowChart, FlowChartExecutor } from 'footprintjs';
 import { BENCH_IDENTITY } from './workloads.mjs';
 
-// A run records every write it sees; batches stay short so that log stays small.
-export const MAX_RECALLS_PER_RUN = 100;
+/** The version of the footprintjs this file imports (its exports map hides package.json). */
+function footprintjsVersion() {
+  for (let dir = dirname(createRequire(import.meta.url).resolve('footprintjs')); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { name, version } = JSON.parse(readFileSync(manifest, 'utf8'));
+    if (name === 'footprintjs') return version;
+  }
+  return 'unknown';
+}
+
+/**
+ * How bench.mjs times this section (see PLAIN there). A run records every
+ * write it sees, so batches stay short; at N = 20,000 a baseline that indexes
+ * through footprintjs's live proxies takes seconds a recall, so the section
+ * stops at 2,000. Its ratios carry no issue-7 target: the scope's own cost is
+ * in both columns.
+ */
+export const IN_PIPELINE = Object.freeze({
+  section: 'pipeline',
+  timeBatch: timeBatchInPipeline,
+  maxBatch: 100,
+  maxN: 2000,
+  targets: false,
+  footprintjs: footprintjsVersion(),
+});
 
 /**
  * One timed batch of `size` recalls, in one footprintjs run: before each
  * recall `scope.loaded` is set to that recall's entries (not timed), then
  * `await stage(scope)` is timed. Returns what `timeBatch` in bench.mjs does.
  */
-export async function timeBatchInPipeline(workload, api, size) {
+async function timeBatchInPipeline(workload, api, size) {
   const stages = workload.stagesFor(api, size);
   const inputs = workload.scopes(size);
   const callsBefore = { ...workload.calls };
@@ -40,8 +67,8 @@ export async function timeBatchInPipeline(workload, api, size) {
           const start = process.hrtime.bigint();
           await stages[i](scope);
           elapsedNs += process.hrtime.bigint() - start;
-          // What checkBatch reads from a plain scope, read back untimed.
-          served.push({ loaded: { length: scope.loaded.length }, eventCount: emitted - emittedBefore });
+          // What checkBatch judges, read back untimed.
+          served.push({ loadedLength: scope.loaded.length, eventCount: emitted - emittedBefore });
         }
       },
       'recall',

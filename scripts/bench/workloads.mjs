@@ -19,13 +19,13 @@ export const CASES = {
 
 // What an instant summarizer answers. Short enough that every fold replaces a
 // span that is larger (so no case turns into a "not smaller" refusal).
-export const SUMMARY_TEXT =
+const SUMMARY_TEXT =
   'Customer Zoë Müller (order #48213, Málaga) reported a crushed parcel; agreed: refund €129.90 to card ' +
   'ending 4417 within 5 business days, replacement ships Friday 📦. Prefers e-mail, not phone. ' +
   '注文番号 48213 の返金は処理済み。Open item: confirm the Zürich invoice in CHF.';
 
 // What the instant provider reports; the fold case checks the event carries it.
-export const BENCH_USAGE = Object.freeze({ input: 1200, output: 180 });
+const BENCH_USAGE = Object.freeze({ input: 1200, output: 180 });
 
 /** A provider that answers at once with SUMMARY_TEXT; `onCall` hears each call. */
 export function instantProvider(onCall = () => {}) {
@@ -245,10 +245,13 @@ function createWorkload(caseName, n, conversation) {
       return scopes;
     },
 
-    /** Problems with a timed batch, judged from counters and final recalls only (cheap, after the clock stopped). */
-    checkBatch(scopes, callsBefore) {
+    /**
+     * Problems with a timed batch, judged from counters and, per recall, the
+     * final recall length and the events emitted (cheap, after the clock stopped).
+     */
+    checkBatch(served, callsBefore) {
       const problems = [];
-      const recalls = scopes.length;
+      const recalls = served.length;
       const summarizerCalls = calls.summarizer - callsBefore.summarizer;
       const storePuts = calls.storePuts - callsBefore.storePuts;
       if (summarizerCalls !== expected.summarizerCalls * recalls) {
@@ -257,10 +260,10 @@ function createWorkload(caseName, n, conversation) {
       if (storePuts !== expected.storePuts * recalls) {
         problems.push(`${storePuts} store writes for ${recalls} recalls (expected ${expected.storePuts} each)`);
       }
-      const wrongEvents = scopes.filter((scope) => scope.eventCount !== expected.events).length;
+      const wrongEvents = served.filter((recall) => recall.eventCount !== expected.events).length;
       if (wrongEvents > 0) problems.push(`${wrongEvents} of ${recalls} recalls did not emit exactly ${expected.events} event(s)`);
       const expectedLength = expected.recall ? expected.recall.length : 1 + expected.tail.length;
-      const wrongLength = scopes.filter((scope) => scope.loaded.length !== expectedLength).length;
+      const wrongLength = served.filter((recall) => recall.loadedLength !== expectedLength).length;
       if (wrongLength > 0) problems.push(`${wrongLength} of ${recalls} recalls do not hold ${expectedLength} entries`);
       return problems;
     },
