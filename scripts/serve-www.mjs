@@ -7,7 +7,8 @@
 //   node scripts/serve-www.mjs --port 0     → a free port; the URL is printed
 //
 // Prints one line, `Playground: <url>`, once it is listening.
-// Importable too: `createPlaygroundServer(root)` serves another tree (tests).
+// Importable too: `createPlaygroundServer(root, { directories })` serves
+// another tree, or all of it with `directories: null` (tests).
 
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
@@ -19,7 +20,7 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const SERVED_DIRECTORIES = ['www', 'pkg'];
 const DEFAULT_PORT = 8787;
 
-export const MIME_TYPES = {
+const MIME_TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

@@ -173,14 +173,14 @@ function count(events) {
 // Sampling.
 
 const MiB = 1024 * 1024;
-const formatMiB = (bytes) => (bytes === undefined ? 'n/a' : `${(bytes / MiB).toFixed(2)} MiB`);
+const formatMiB = (bytes) => (bytes === null ? 'n/a' : `${(bytes / MiB).toFixed(2)} MiB`);
 function sample(runs, startedAt) {
   collectGarbage();
   const usage = process.memoryUsage();
   return {
     runs,
     elapsedSeconds: (performance.now() - startedAt) / 1000,
-    wasm: webAssembly.linearMemoryBytes() ?? undefined,
+    wasm: webAssembly.linearMemoryBytes(),
     heapUsed: usage.heapUsed,
     external: usage.external,
     arrayBuffers: usage.arrayBuffers,
@@ -227,7 +227,7 @@ console.log(`conversations started: ${conversationsStarted}; outcomes: ${[...tal
 
 const baseline = samples.find((s) => s.runs >= warmupMark) ?? samples[0];
 const last = samples.at(-1);
-const wasmGrowth = baseline.wasm === undefined ? 0 : last.wasm - baseline.wasm;
+const wasmGrowth = baseline.wasm === null ? 0 : last.wasm - baseline.wasm;
 const heapGrowth = last.heapUsed - baseline.heapUsed;
 console.log(
   `growth after warm-up (${baseline.runs} → ${last.runs} runs): wasm ${formatMiB(wasmGrowth)} (tolerance ${formatMiB(WASM_GROWTH_TOLERANCE)}), ` +

@@ -1,7 +1,8 @@
 // Watches WebAssembly from outside a module, so the benchmark can size the
 // Wasm a package compiles and read its linear memory without the package
 // exposing either. Install BEFORE importing the module under test; only the
-// probe child processes do this, never the timed runs.
+// memory probe child (which also sizes the Wasm) and the soak do this, never
+// the timed per-recall runs.
 export function watchWebAssembly() {
   const seen = { moduleBytes: [], instances: [] };
   const { Module, Instance } = WebAssembly;
