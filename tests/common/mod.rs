@@ -107,10 +107,13 @@ impl Fixture {
         Fixture { h, stage }
     }
 
-    fn with_config(options: Value, patch: impl FnOnce(&JsValue)) -> Fixture {
+    /// `new` with config options JSON cannot carry (`now`, `onEvent`).
+    fn with_functions(options: Value, extra: Value, functions: &[(&str, JsValue)]) -> Fixture {
         let h = Harness::new(js(&options));
-        let config = h.config(JsValue::UNDEFINED);
-        patch(&config);
+        let config = h.config(js(&extra));
+        for (key, function) in functions {
+            Reflect::set(&config, &(*key).into(), function).unwrap();
+        }
         let stage = api::summarize(config).expect("valid config");
         Fixture { h, stage }
     }
@@ -668,13 +671,11 @@ async fn summarizer_failures_serve_recall_verbatim_and_warn_once() {
 
 #[wasm_bindgen_test]
 async fn fold_writes_the_summary_entry_in_key_order_with_anchor_ttl_tier_and_identity() {
-    let f = Fixture::with_config(json!({}), |config| {
-        Reflect::set(config, &"now".into(), &eval("() => 777000")).unwrap();
-        Reflect::set(config, &"ttlMs".into(), &5000.into()).unwrap();
-        Reflect::set(config, &"summaryTier".into(), &"warm".into()).unwrap();
-        Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
-        Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
-    });
+    let f = Fixture::with_functions(
+        json!({}),
+        json!({ "ttlMs": 5000, "summaryTier": "warm", "triggerMinEntries": 10, "preserveRecent": 4 }),
+        &[("now", eval("() => 777000"))],
+    );
     let scope = f.scope(&conversation(6, 2, 100, "c1"));
     f.run(&scope).await;
     let put = at(&f.h.puts(), 0);
@@ -773,10 +774,11 @@ async fn events_go_to_emit_with_scope_as_this_and_to_on_event_and_throwing_obser
     assert_eq!(f.field("onEvents"), json!(f.events()), "onEvent sees the same events");
     assert!(is_plain(&get(&at(&get(f.h.as_ref(), "events"), 0), "payload")));
 
-    let throwing = Fixture::with_config(json!({}), |config| {
-        Reflect::set(config, &"onEvent".into(), &eval("() => { throw new Error('observer down') }")).unwrap();
-        Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
-    });
+    let throwing = Fixture::with_functions(
+        json!({}),
+        json!({ "triggerMinEntries": 10 }),
+        &[("onEvent", eval("() => { throw new Error('observer down') }"))],
+    );
     let scope = eval("({ loaded: undefined, $emit() { throw new Error('emit down') } })");
     Reflect::set(&scope, &"loaded".into(), &conversation(6, 2, 100, "c1")).unwrap();
     throwing.run(&scope).await;
@@ -837,20 +839,11 @@ async fn sixteen_concurrent_runs_over_one_span_make_one_call_and_one_put() {
 #[wasm_bindgen_test]
 async fn concurrent_spans_of_equal_length_in_two_conversations_are_not_coalesced() {
     let f = Fixture::new(json!({ "reply": { "gate": true, "text": "shared summary" } }), small_config());
-    let start = |conversation_id: &str| {
-        f.start_fold(&conversation(6, 2, 100, conversation_id), &js(&json!({ "conversationId": conversation_id })))
+    let run = |conversation_id: &str| {
+        (conversation(6, 2, 100, conversation_id).into(), js(&json!({ "conversationId": conversation_id })))
     };
-    let (a, b, a_again) = (start("a"), start("b"), start("a"));
-    JsFuture::from(sleep(5)).await.unwrap();
-    assert_eq!(f.call_count(), 2, "a and b each call; the second run of a waits for the first");
-    f.h.release();
-    let mut coalesced = Vec::new();
-    for promise in [a, b, a_again] {
-        let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
-        let evidence = &result["events"][0]["payload"]["scoreEvidence"];
-        assert_eq!(result["recall"][0]["id"], "msg-summary-1-4", "{result}");
-        coalesced.push(evidence["coalesced"] == true);
-    }
+    let (calls, coalesced) = fold_together(&f, &[run("a"), run("b"), run("a")]).await;
+    assert_eq!(calls, 2, "a and b each call; the second run of a waits for the first");
     assert_eq!(coalesced, [false, false, true]);
     assert_eq!(f.call_count(), 2);
 }
@@ -869,17 +862,19 @@ async fn identities_are_keyed_part_by_part_with_null_as_absent() {
         json!({ "tenant": 7, "conversationId": "c1" }),
         json!({ "tenant": "7", "conversationId": "c1" }),
     ];
-    let identities: Vec<JsValue> = identities.iter().map(js).collect();
-    let (calls, coalesced) = fold_together(&f, &loaded, &identities).await;
+    let runs: Vec<(JsValue, JsValue)> =
+        identities.iter().map(|identity| (loaded.clone().into(), js(identity))).collect();
+    let (calls, coalesced) = fold_together(&f, &runs).await;
     assert_eq!(calls, 5, "only the null identity joins another's call");
     assert_eq!(coalesced, [false, false, false, true, false, false]);
 }
 
-/// Starts a fold of `loaded` for each identity at once while the gated
+/// Starts a fold for each (recall, identity) at once while the gated
 /// summarizer holds every call. Returns the calls made while all were in
-/// flight and, once released, whether each run was coalesced.
-async fn fold_together(f: &Fixture, loaded: &JsValue, identities: &[JsValue]) -> (u32, Vec<bool>) {
-    let folds: Vec<Promise> = identities.iter().map(|identity| f.start_fold(loaded, identity)).collect();
+/// flight and, once released, whether each run was coalesced (each must
+/// have folded its span into msg-summary-1-4).
+async fn fold_together(f: &Fixture, runs: &[(JsValue, JsValue)]) -> (u32, Vec<bool>) {
+    let folds: Vec<Promise> = runs.iter().map(|(loaded, identity)| f.start_fold(loaded, identity)).collect();
     JsFuture::from(sleep(5)).await.unwrap();
     let calls = f.call_count();
     f.h.release();
@@ -907,7 +902,8 @@ async fn identities_without_a_text_of_their_own_never_share_a_call() {
           { get conversationId() { throw new Error('unreadable') } }]",
     )
     .unchecked_into();
-    let (calls, coalesced) = fold_together(&f, &loaded, &identities.to_vec()).await;
+    let runs: Vec<(JsValue, JsValue)> = identities.iter().map(|identity| (loaded.clone().into(), identity)).collect();
+    let (calls, coalesced) = fold_together(&f, &runs).await;
     assert_eq!(calls, 6, "only the second 1n joins a call");
     assert_eq!(coalesced, [false, false, true, false, false, false, false]);
 }
@@ -972,11 +968,11 @@ async fn a_clock_that_starts_the_same_fold_still_makes_one_call() {
     .unchecked_ref::<Function>()
     .call1(&JsValue::UNDEFINED, &holder)
     .unwrap();
-    let f = Fixture::with_config(json!({ "reply": { "gate": true, "text": "shared summary" } }), |config| {
-        Reflect::set(config, &"now".into(), &now).unwrap();
-        Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
-        Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
-    });
+    let f = Fixture::with_functions(
+        json!({ "reply": { "gate": true, "text": "shared summary" } }),
+        small_config(),
+        &[("now", now.clone())],
+    );
     let loaded = conversation(6, 2, 100, "c1");
     Reflect::set(&holder, &"stage".into(), &f.stage).unwrap();
     Reflect::set(&holder, &"loaded".into(), &loaded).unwrap();
@@ -1126,10 +1122,7 @@ async fn a_broken_clock_declines_the_fold_without_a_call() {
             "invalid-input: the configured `now` clock returned nothing (it threw: no time)",
         ),
     ] {
-        let f = Fixture::with_config(json!({}), |config| {
-            Reflect::set(config, &"now".into(), &eval(now)).unwrap();
-            Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
-        });
+        let f = Fixture::with_functions(json!({}), json!({ "triggerMinEntries": 10 }), &[("now", eval(now))]);
         f.h.capture_warnings();
         f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
         f.h.restore_warnings();
@@ -1142,13 +1135,8 @@ async fn a_broken_clock_declines_the_fold_without_a_call() {
 
 #[wasm_bindgen_test]
 async fn a_clock_that_breaks_during_the_call_stamps_the_reading_from_before_it() {
-    let f = Fixture::with_config(json!({}), |config| {
-        let now =
-            "(() => { let reads = 0; return () => { if (reads++ === 0) return 1000; throw new Error('gone'); }; })()";
-        Reflect::set(config, &"now".into(), &eval(now)).unwrap();
-        Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
-        Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
-    });
+    let now = "(() => { let reads = 0; return () => { if (reads++ === 0) return 1000; throw new Error('gone'); }; })()";
+    let f = Fixture::with_functions(json!({}), small_config(), &[("now", eval(now))]);
     f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
     assert_eq!(f.call_count(), 1);
     let entry = &f.field("puts")[0]["entry"];
@@ -1266,16 +1254,8 @@ async fn entries_that_throw_never_escape_and_never_block_a_span() {
 
 #[wasm_bindgen_test]
 async fn the_summary_is_stamped_when_the_fold_happens_after_the_call() {
-    let f = Fixture::with_config(json!({}), |config| {
-        Reflect::set(
-            config,
-            &"now".into(),
-            &eval("(() => { let reads = 0; return () => (reads++ === 0 ? 1000 : 9000); })()"),
-        )
-        .unwrap();
-        Reflect::set(config, &"triggerMinEntries".into(), &10.into()).unwrap();
-        Reflect::set(config, &"preserveRecent".into(), &4.into()).unwrap();
-    });
+    let now = eval("(() => { let reads = 0; return () => (reads++ === 0 ? 1000 : 9000); })()");
+    let f = Fixture::with_functions(json!({}), small_config(), &[("now", now)]);
     f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
     let entry = &f.field("puts")[0]["entry"];
     assert_eq!(entry["metadata"]["summarizes"]["summarizedAtMs"], 9000);
@@ -1298,24 +1278,24 @@ async fn only_the_leading_run_reports_token_usage() {
 
 #[wasm_bindgen_test]
 async fn an_identity_getter_that_reenters_the_stage_does_not_disturb_the_outer_read() {
-    // The outer recall folds (6 × 400 chars); the inner one is tiny. If the
-    // inner read overwrote the shared facts buffer, the outer span would be
-    // measured as the inner one and declined.
+    // The outer recall folds (6 × 400 chars); the inner one is tiny but
+    // reaches the trigger, so it packs facts too. If the inner read
+    // overwrote the shared facts buffer, the outer span would be measured as
+    // the inner one and declined.
     let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
     let stage = f.stage.clone();
     let scope = eval(
         "(stage) => ({
             loaded: Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, value: { role: 'user', content: 'x'.repeat(400) }, source: { turn: i } })),
             get identity() {
-                stage.fold([{ id: 'inner', value: { content: 'y' } }], {});
+                stage.fold(Array.from({ length: 4 }, (_, i) => ({ id: 'inner' + i, value: { content: 'y' } })), {});
                 return { conversationId: 'outer' };
             },
             $emit(type, payload) { this.events = [...(this.events ?? []), payload] },
         })",
     );
     let scope = scope.unchecked_ref::<Function>().call1(&JsValue::UNDEFINED, &stage).unwrap();
-    let run: &Function = stage.unchecked_ref();
-    JsFuture::from(Promise::from(run.call1(&JsValue::UNDEFINED, &scope).unwrap())).await.unwrap();
+    f.run(&scope).await;
     let events = parse(&to_json(&get(&scope, "events")));
     assert!(reason(&events[0]).starts_with("folded 5 entries (turns 0\u{2013}4)"), "{events}");
     assert_eq!(events[0]["scoreEvidence"]["spanChars"], 2000);
