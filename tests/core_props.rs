@@ -167,8 +167,11 @@ proptest! {
 proptest! {
     /// Integers below 2^53 are written in plain digits that read back as the
     /// same number; everything else is the host's text (JS's own `String`).
+    /// The stand-in host installed here is the process's for good (the first
+    /// install wins): a test added to this file that writes fractional turns
+    /// gets its text.
     #[test]
-    fn js_number_strings_round_trip(integer in -(1i64 << 53) + 1..(1i64 << 53), bits in any::<u64>()) {
+    fn js_numbers_are_digits_below_2_53_and_host_text_beyond(integer in -(1i64 << 53) + 1..(1i64 << 53), bits in any::<u64>()) {
         use footprint_summarize::core::js_number::{install_host_number_text, js_number_to_string};
         install_host_number_text(|x| format!("host {x:e}"));
         let text = js_number_to_string(integer as f64);

@@ -131,8 +131,8 @@ mod tests {
     #[test]
     fn everything_else_is_the_hosts_text() {
         install_test_host();
-        // Expected values are what `String(x)` prints in Node 20; the same
-        // table runs against JS's own String in the shared Wasm suite.
+        // Expected values are what `String(x)` prints in Node 20; the shared
+        // Wasm suite checks ten of them against JS's own String.
         let cases: &[(f64, &str)] = &[
             (12.5, "12.5"),
             (0.1, "0.1"),
