@@ -155,10 +155,13 @@ export type StrategyAppliedEventType = 'agentfootprint.memory.strategy_applied';
 
 /**
  * Why the stage did what it did. `summarizerCalled` is always there; the other
- * keys depend on the outcome: a fold carries `summaryChars`, `persisted` and
- * (provider shape) `model` and `usage`; a decline says which check stopped it
- * (`latched`, `failed`, `predicted` with `labelChars`, `coalesced`); invalid
- * input names the first offending `invalidIndex` and `invalidField`.
+ * keys depend on the outcome: a fold carries `summaryChars` and `persisted`, a
+ * "not smaller" refusal `summaryChars`, and (provider shape) both carry
+ * `model` and `usage`, as a failure carries `model`; a decline says which
+ * check stopped it (`latched`, `failed`, `predicted` with `labelChars`);
+ * `coalesced` marks a run that waited for another run's call, whatever that
+ * call came to; invalid input names the first offending `invalidIndex` and
+ * `invalidField`.
  */
 export interface SummarizeEvidence {
   readonly summarizerCalled: boolean;
@@ -175,9 +178,9 @@ export interface SummarizeEvidence {
   readonly latched?: boolean;
   readonly predicted?: boolean;
   readonly coalesced?: boolean;
-  /** Absent when `loaded` itself is not an array. */
+  /** Absent when `loaded` itself is not an array, or when the `now` clock failed. */
   readonly invalidIndex?: number;
-  /** E.g. `'id'`, `'value.content'`, `'loaded'`. */
+  /** E.g. `'id'`, `'value.content'`, `'loaded'`, `'now'`. */
   readonly invalidField?: string;
 }
 
