@@ -75,15 +75,7 @@ impl NumberedText {
 
     /// The text with `numbers` written in; numbers beyond the pieces are ignored.
     pub fn render(&self, numbers: &[f64]) -> String {
-        let fixed: usize = self.pieces.iter().map(String::len).sum();
-        let mut text = String::with_capacity(fixed + 8 * numbers.len());
-        for (k, piece) in self.pieces.iter().enumerate() {
-            if let Some(&number) = k.checked_sub(1).and_then(|at| numbers.get(at)) {
-                push_js_number(&mut text, number);
-            }
-            text.push_str(piece);
-        }
-        text
+        render_numbered(&self.pieces, numbers)
     }
 
     /// `utf16_len(&self.render(numbers))`, without writing the fixed text.
@@ -100,13 +92,31 @@ impl NumberedText {
     }
 }
 
-/// `'msg-summary-' + String(from) + '-' + String(to)`: numbers from, to.
-pub fn summary_id_text() -> NumberedText {
-    NumberedText::new(&[SUMMARY_ID_PREFIX, "-", ""])
+/// Pieces with `numbers` written in between (`NumberedText::render`).
+fn render_numbered(pieces: &[impl AsRef<str>], numbers: &[f64]) -> String {
+    let fixed: usize = pieces.iter().map(|piece| piece.as_ref().len()).sum();
+    let mut text = String::with_capacity(fixed + 8 * numbers.len());
+    for (k, piece) in pieces.iter().enumerate() {
+        if let Some(&number) = k.checked_sub(1).and_then(|at| numbers.get(at)) {
+            push_js_number(&mut text, number);
+        }
+        text.push_str(piece.as_ref());
+    }
+    text
 }
 
+/// `'msg-summary-' + String(from) + '-' + String(to)`: numbers from, to.
+const SUMMARY_ID_PIECES: [&str; 3] = [SUMMARY_ID_PREFIX, "-", ""];
+
+/// The summary id's pieces, for the bindings to make into JS strings.
+pub fn summary_id_text() -> NumberedText {
+    NumberedText::new(&SUMMARY_ID_PIECES)
+}
+
+/// A summary's id, written without building its `NumberedText`: a fold
+/// writes one each time.
 pub fn summary_entry_id(from_turn: f64, to_turn: f64) -> String {
-    summary_id_text().render(&[from_turn, to_turn])
+    render_numbered(&SUMMARY_ID_PIECES, &[from_turn, to_turn])
 }
 
 /// The authored label written before the summary text (byte-exact: other
