@@ -3,8 +3,7 @@
 //! The bindings turn `dropped` indices into the caller's own ids.
 
 use super::fields::{FieldWriter, Key};
-use super::format::plural;
-use super::js_number::js_number_to_string as num;
+use super::sentence::Sentence;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
@@ -189,15 +188,17 @@ pub struct SpanFacts {
     pub to_turn: f64,
 }
 
-impl SpanFacts {
-    fn described(&self) -> String {
-        format!(
-            "{} (turns {}\u{2013}{}, {} chars)",
-            plural(self.entries, "entry", "entries"),
-            num(self.from_turn),
-            num(self.to_turn),
-            self.chars
-        )
+impl Sentence {
+    /// `"3 entries (turns 1–2, 120 chars)"`.
+    fn span(self, span: SpanFacts) -> Self {
+        self.plural(span.entries, "entry", "entries")
+            .text(" (turns ")
+            .number(span.from_turn)
+            .text("\u{2013}")
+            .number(span.to_turn)
+            .text(", ")
+            .count(span.chars)
+            .text(" chars)")
     }
 }
 
@@ -239,22 +240,26 @@ impl Caller {
 
 pub fn covered_only(excluded: usize, summaries: usize) -> (String, Evidence) {
     (
-        format!(
-            "{} already covered by {} \u{2014} no new call this turn",
-            plural(excluded, "entry", "entries"),
-            plural(summaries, "stored summary", "stored summaries")
-        ),
+        Sentence::new()
+            .plural(excluded, "entry", "entries")
+            .text(" already covered by ")
+            .plural(summaries, "stored summary", "stored summaries")
+            .text(" \u{2014} no new call this turn")
+            .done(),
         Evidence::CoveredOnly(CoveredOnly { summarizer_called: false }),
     )
 }
 
 pub fn latched(span: SpanFacts) -> (String, Evidence) {
     (
-        format!(
-            "the span of {} was refused before as replacement-not-smaller and is not re-asked: \
+        Sentence::new()
+            .text("the span of ")
+            .span(span)
+            .text(
+                " was refused before as replacement-not-smaller and is not re-asked: \
 the same span gives the same answer, so recall is served verbatim",
-            span.described()
-        ),
+            )
+            .done(),
         Evidence::Latched(Latched {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -266,11 +271,13 @@ the same span gives the same answer, so recall is served verbatim",
 
 pub fn predicted_not_smaller(span: SpanFacts, label_chars: usize) -> (String, Evidence) {
     (
-        format!(
-            "replacement-not-smaller, no call made: the label alone is {label_chars} chars, no shorter than \
-the span of {} it would replace, so no summary could make recall smaller; recall is served verbatim",
-            span.described()
-        ),
+        Sentence::new()
+            .text("replacement-not-smaller, no call made: the label alone is ")
+            .count(label_chars)
+            .text(" chars, no shorter than the span of ")
+            .span(span)
+            .text(" it would replace, so no summary could make recall smaller; recall is served verbatim")
+            .done(),
         Evidence::Predicted(Predicted {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -283,11 +290,14 @@ the span of {} it would replace, so no summary could make recall smaller; recall
 
 pub fn failed(span: SpanFacts, model: Option<&str>, caller: Caller, cause: &str) -> (String, Evidence) {
     (
-        format!(
-            "summarizer-failed for the span of {}: recall is served verbatim and the turn goes on{}. Cause: {cause}",
-            span.described(),
-            caller.suffix()
-        ),
+        Sentence::new()
+            .text("summarizer-failed for the span of ")
+            .span(span)
+            .text(": recall is served verbatim and the turn goes on")
+            .text(caller.suffix())
+            .text(". Cause: ")
+            .text(cause)
+            .done(),
         Evidence::Failed(Failed {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -307,13 +317,16 @@ pub fn not_smaller(
     caller: Caller,
 ) -> (String, Evidence) {
     (
-        format!(
-            "replacement-not-smaller: the summary with its label is {summary_chars} chars and the span of {} \
-is {} chars, so folding would grow recall; the span is latched and served verbatim{}",
-            span.described(),
-            span.chars,
-            caller.suffix()
-        ),
+        Sentence::new()
+            .text("replacement-not-smaller: the summary with its label is ")
+            .count(summary_chars)
+            .text(" chars and the span of ")
+            .span(span)
+            .text(" is ")
+            .count(span.chars)
+            .text(" chars, so folding would grow recall; the span is latched and served verbatim")
+            .text(caller.suffix())
+            .done(),
         Evidence::NotSmaller(NotSmaller {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -347,23 +360,29 @@ pub struct FoldReport<'a> {
 
 pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
     let span = report.span;
-    let write_back = match report.write_back {
-        WriteBack::Written => " \u{2014} written back, so this span is not summarized again".to_owned(),
+    let reason = Sentence::new()
+        .text("folded ")
+        .plural(span.entries, "entry", "entries")
+        .text(" (turns ")
+        .number(span.from_turn)
+        .text("\u{2013}")
+        .number(span.to_turn)
+        .text(") into ")
+        .text(report.summary_id)
+        .text("; ")
+        .count(report.kept)
+        .text(" kept verbatim");
+    let reason = match report.write_back {
+        WriteBack::Written => reason.text(" \u{2014} written back, so this span is not summarized again"),
         WriteBack::NoStore => {
-            " \u{2014} not written back (no store configured), so this fold is paid for every turn".to_owned()
+            reason.text(" \u{2014} not written back (no store configured), so this fold is paid for every turn")
         }
-        WriteBack::Failed(cause) => format!(" \u{2014} write-back FAILED ({cause}), so this fold will be paid again"),
+        WriteBack::Failed(cause) => {
+            reason.text(" \u{2014} write-back FAILED (").text(cause).text("), so this fold will be paid again")
+        }
     };
     (
-        format!(
-            "folded {} (turns {}\u{2013}{}) into {}; {} kept verbatim{write_back}{}",
-            plural(span.entries, "entry", "entries"),
-            num(span.from_turn),
-            num(span.to_turn),
-            report.summary_id,
-            report.kept,
-            report.caller.suffix()
-        ),
+        reason.text(report.caller.suffix()).done(),
         Evidence::Folded(Folded {
             summarizer_called: report.caller.called(),
             span_entries: span.entries,
@@ -454,6 +473,7 @@ every occurrence is on the {EVENT_TYPE} event."
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::js_number::js_number_to_string as num;
 
     const SPAN: SpanFacts = SpanFacts { entries: 3, chars: 120, from_turn: 1.0, to_turn: 2.0 };
 
@@ -473,6 +493,67 @@ mod tests {
         assert!(reason.contains("replacement-not-smaller") && reason.contains("130") && reason.contains("120"));
         let (reason, _) = predicted_not_smaller(SPAN, 300);
         assert!(reason.contains("replacement-not-smaller") && reason.contains("no call made"));
+    }
+
+    /// Every reason word for word, one span in the singular with a
+    /// fractional turn, so each piece of each sentence is pinned.
+    #[test]
+    fn every_reason_reads_in_full() {
+        crate::core::js_number::install_test_host();
+        let one = SpanFacts { entries: 1, chars: 9, from_turn: 2.5, to_turn: 3.0 };
+        let coalesced = " (coalesced: a concurrent run over the same span made the one call; this run waited for it)";
+        assert_eq!(
+            latched(one).0,
+            "the span of 1 entry (turns 2.5\u{2013}3, 9 chars) was refused before as replacement-not-smaller and is \
+not re-asked: the same span gives the same answer, so recall is served verbatim"
+        );
+        assert_eq!(
+            predicted_not_smaller(SPAN, 300).0,
+            "replacement-not-smaller, no call made: the label alone is 300 chars, no shorter than the span of 3 entries \
+(turns 1\u{2013}2, 120 chars) it would replace, so no summary could make recall smaller; recall is served verbatim"
+        );
+        assert_eq!(
+            failed(SPAN, None, Caller::Leader, "boom").0,
+            "summarizer-failed for the span of 3 entries (turns 1\u{2013}2, 120 chars): recall is served verbatim and \
+the turn goes on. Cause: boom"
+        );
+        assert_eq!(
+            failed(SPAN, None, Caller::Follower, "boom").0,
+            format!(
+                "summarizer-failed for the span of 3 entries (turns 1\u{2013}2, 120 chars): recall is served verbatim \
+and the turn goes on{coalesced}. Cause: boom"
+            )
+        );
+        assert_eq!(
+            not_smaller(SPAN, 130, None, None, Caller::Follower).0,
+            format!(
+                "replacement-not-smaller: the summary with its label is 130 chars and the span of 3 entries \
+(turns 1\u{2013}2, 120 chars) is 120 chars, so folding would grow recall; the span is latched and served \
+verbatim{coalesced}"
+            )
+        );
+        let report = |write_back, caller| FoldReport {
+            span: one,
+            kept: 1,
+            summary_id: "msg-summary-2.5-3",
+            summary_chars: 8,
+            write_back,
+            model: None,
+            usage: None,
+            caller,
+        };
+        assert_eq!(
+            folded(report(&WriteBack::NoStore, Caller::Leader)).0,
+            "folded 1 entry (turns 2.5\u{2013}3) into msg-summary-2.5-3; 1 kept verbatim \u{2014} not written back \
+(no store configured), so this fold is paid for every turn"
+        );
+        assert_eq!(
+            folded(report(&WriteBack::Failed("disk full".into()), Caller::Follower)).0,
+            format!(
+                "folded 1 entry (turns 2.5\u{2013}3) into msg-summary-2.5-3; 1 kept verbatim \u{2014} write-back \
+FAILED (disk full), so this fold will be paid again{coalesced}"
+            )
+        );
     }
 
     #[test]

@@ -214,11 +214,6 @@ fn push_defanged(out: &mut String, text: &str) {
     }
 }
 
-/// `entr(y|ies)`-style plural for reason sentences.
-pub fn plural(count: usize, one: &str, many: &str) -> String {
-    format!("{count} {}", if count == 1 { one } else { many })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

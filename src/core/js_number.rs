@@ -60,6 +60,11 @@ pub fn push_js_number(text: &mut String, x: f64) {
     }
 }
 
+/// Appends a count in decimal digits, as `String(n)` writes it.
+pub fn push_count(text: &mut String, count: usize) {
+    push_digits(text, count as u64);
+}
+
 /// Appends the decimal digits of `value`.
 fn push_digits(text: &mut String, mut value: u64) {
     let mut digits = [0u8; 20];
