@@ -1,6 +1,7 @@
 //! The wasm-bindgen layer: reads JS values into the core's plain data, awaits
 //! JS promises, writes the scope and emits events. No decisions live here.
 
+mod allocator;
 mod config;
 mod evidence;
 mod extractive;
@@ -14,10 +15,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::format::{summary_entry_id, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
 
-// Talc instead of Rust's default dlmalloc: about 5 KB less Wasm, and faster.
-// Single-threaded (no atomics), so the lock-free wasm variant applies.
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: allocator::SmallBlockCache = allocator::SmallBlockCache::new();
 
 #[wasm_bindgen(start)]
 fn start() {

@@ -1300,3 +1300,52 @@ async fn an_identity_getter_that_reenters_the_stage_does_not_disturb_the_outer_r
     assert!(reason(&events[0]).starts_with("folded 5 entries (turns 0\u{2013}4)"), "{events}");
     assert_eq!(events[0]["scoreEvidence"]["spanChars"], 2000);
 }
+
+/// The module's global allocator (bindings/allocator.rs) hands out small
+/// blocks from per-class free lists and passes the rest to talc: every byte
+/// must survive growth across classes and into talc, shrinking back, and
+/// frees in any order, and a freed small block must be served again.
+#[wasm_bindgen_test]
+fn the_allocator_keeps_every_byte_across_classes() {
+    let pattern = |buffer: usize, at: usize| (buffer * 31 + at * 7) as u8;
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    for buffer in 0..64 {
+        // Grown a byte at a time: realloc within a class, to the next class,
+        // and from the largest class (2 KiB) into talc.
+        let mut bytes = Vec::new();
+        for at in 0..(buffer * 97 % 3000 + 1) {
+            bytes.push(pattern(buffer, at));
+        }
+        buffers.push(bytes);
+    }
+    // Free every third buffer, then shrink the rest back from talc into a class.
+    let mut kept: Vec<(usize, Vec<u8>)> =
+        buffers.into_iter().enumerate().filter(|(buffer, _)| buffer % 3 != 0).collect();
+    for (_, bytes) in kept.iter_mut() {
+        bytes.truncate(bytes.len().min(100));
+        bytes.shrink_to_fit();
+    }
+    // New allocations reuse the freed blocks; they must not touch the kept ones.
+    let reused: Vec<Vec<u8>> = (0..64).map(|size| vec![0xAB; size * 40 + 1]).collect();
+    for (buffer, bytes) in &kept {
+        for (at, &byte) in bytes.iter().enumerate() {
+            assert_eq!(byte, pattern(*buffer, at), "buffer {buffer}, byte {at}");
+        }
+    }
+    assert!(reused
+        .iter()
+        .enumerate()
+        .all(|(size, bytes)| bytes.len() == size * 40 + 1 && bytes.iter().all(|&b| b == 0xAB)));
+
+    // A freed block is served again to any request of its class: 33 bytes
+    // take a 64-byte block, so a 64-byte request gets it back. (Talc alone
+    // would not fit 64 bytes in the 33-byte gap between two live blocks.)
+    let before = vec![1u8; 33];
+    let freed = vec![2u8; 33];
+    let after = vec![3u8; 33];
+    let address = freed.as_ptr() as usize;
+    drop(freed);
+    let again = vec![4u8; 64];
+    assert_eq!(again.as_ptr() as usize, address, "the freed block of the 64-byte class is served again");
+    assert!(before.iter().all(|&b| b == 1) && after.iter().all(|&b| b == 3) && again.iter().all(|&b| b == 4));
+}
