@@ -12,8 +12,10 @@ use super::js_number::{push_count, push_js_number};
 /// A reason being written. `Sentence::new().text("a ").count(3).done()` is `"a 3"`.
 pub struct Sentence(String);
 
-/// Room for the usual sentence (they run 60–200 bytes), so most never regrow.
-const USUAL_CAPACITY: usize = 192;
+/// Room for the usual sentence, so most never regrow: they run 60–220
+/// bytes, more with a coalesced run's ending or a failure's cause. (The
+/// module's allocator rounds a request up to a power of two anyway.)
+const USUAL_CAPACITY: usize = 256;
 
 impl Sentence {
     pub fn new() -> Self {

@@ -1339,7 +1339,7 @@ fn the_allocator_keeps_every_byte_across_classes() {
 
     // A freed block is served again to any request of its class: 33 bytes
     // take a 64-byte block, so a 64-byte request gets it back. (Talc alone
-    // would not fit 64 bytes in the 33-byte gap between two live blocks.)
+    // gives 33 bytes a 48-byte chunk between two live ones: 64 cannot fit.)
     let before = vec![1u8; 33];
     let freed = vec![2u8; 33];
     let after = vec![3u8; 33];
@@ -1348,4 +1348,19 @@ fn the_allocator_keeps_every_byte_across_classes() {
     let again = vec![4u8; 64];
     assert_eq!(again.as_ptr() as usize, address, "the freed block of the 64-byte class is served again");
     assert!(before.iter().all(|&b| b == 1) && after.iter().all(|&b| b == 3) && again.iter().all(|&b| b == 4));
+
+    // A reused block asked for zeroed comes zeroed.
+    drop(vec![0xFFu8; 40]);
+    assert!(vec![0u8; 40].iter().all(|&b| b == 0));
+    // Alignment: 16 is a class's own; 32 goes to talc.
+    #[repr(align(32))]
+    struct Wide([u8; 32]);
+    let sixteen: Vec<Box<u128>> = (0..8).map(|n| Box::new(n as u128)).collect();
+    let wide: Vec<Box<Wide>> = (0..8).map(|n| Box::new(Wide([n; 32]))).collect();
+    for (n, boxed) in sixteen.iter().enumerate() {
+        assert_eq!((&**boxed as *const u128 as usize % 16, **boxed), (0, n as u128));
+    }
+    for (n, boxed) in wide.iter().enumerate() {
+        assert_eq!((&**boxed as *const Wide as usize % 32, boxed.0[31]), (0, n as u8));
+    }
 }
