@@ -33,10 +33,6 @@ impl FieldWriter for PackedFields<'_> {
         self.push(key, BOOL, f64::from(u8::from(value)));
     }
 
-    fn count(&mut self, key: Key, value: usize) {
-        self.push(key, NUMBER, value as f64);
-    }
-
     fn number(&mut self, key: Key, value: f64) {
         self.push(key, NUMBER, value);
     }

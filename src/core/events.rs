@@ -191,14 +191,16 @@ pub struct SpanFacts {
 impl Sentence {
     /// `"3 entries (turns 1–2, 120 chars)"`.
     fn span(self, span: SpanFacts) -> Self {
+        self.span_turns(span).text(", ").count(span.chars).text(" chars)")
+    }
+
+    /// `"3 entries (turns 1–2"`: what `span` and a fold's reason both start with.
+    fn span_turns(self, span: SpanFacts) -> Self {
         self.plural(span.entries, "entry", "entries")
             .text(" (turns ")
             .number(span.from_turn)
             .text("\u{2013}")
             .number(span.to_turn)
-            .text(", ")
-            .count(span.chars)
-            .text(" chars)")
     }
 }
 
@@ -362,11 +364,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
     let span = report.span;
     let reason = Sentence::new()
         .text("folded ")
-        .plural(span.entries, "entry", "entries")
-        .text(" (turns ")
-        .number(span.from_turn)
-        .text("\u{2013}")
-        .number(span.to_turn)
+        .span_turns(span)
         .text(") into ")
         .text(report.summary_id)
         .text("; ")
@@ -664,10 +662,6 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         }
         impl FieldWriter for Json {
             fn bool(&mut self, key: Key, value: bool) {
-                self.key(key);
-                self.0 += &value.to_string();
-            }
-            fn count(&mut self, key: Key, value: usize) {
                 self.key(key);
                 self.0 += &value.to_string();
             }

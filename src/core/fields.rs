@@ -73,7 +73,10 @@ impl Key {
 /// Receives an object's fields in order.
 pub trait FieldWriter {
     fn bool(&mut self, key: Key, value: bool);
-    fn count(&mut self, key: Key, value: usize);
+    /// A count is a JS number like any other.
+    fn count(&mut self, key: Key, value: usize) {
+        self.number(key, value as f64);
+    }
     /// A JS number; a non-finite one stands for null, as JSON would write it.
     fn number(&mut self, key: Key, value: f64);
     fn text(&mut self, key: Key, value: &str);
