@@ -224,10 +224,11 @@ impl StageState {
             if self.latch.borrow().contains(read_key) {
                 return done(source.read, candidate.latched());
             }
+            // Not latched: the same prediction as above, for this span.
+            if candidate.cannot_pass() {
+                return done(source.read, candidate.predicted_not_smaller());
+            }
             key = Some(read_key);
-        }
-        if candidate.cannot_pass() {
-            return done(source.read, candidate.predicted_not_smaller());
         }
         let mut in_flight = self.flight_for(&source, &mut key);
         // Only a user's `now` can fail, so only it is read before paying for
@@ -319,8 +320,7 @@ impl StageState {
                 let outcome = flight.outcome().unwrap_or_else(|| FlightOutcome::Failed {
                     cause: "the run making the call ended without an outcome".to_owned(),
                 });
-                let loaded_len = pending.facts.len();
-                let visit = self.settle(pending.read, loaded_len, &pending.candidate, outcome, Caller::Follower);
+                let visit = self.settle(*pending, outcome, Caller::Follower);
                 self.deliver(&target, &visit)
             }
             Parked::Calling { pending, flight, clock_before_call, target } => {
@@ -356,14 +356,13 @@ impl StageState {
         outcome: FlightOutcome,
         target: &Target,
     ) -> JsValue {
-        let Pending { read, facts, candidate, .. } = *pending;
         if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
             // The flight holds the key if anything read it; else it is read now.
-            self.latch.borrow_mut().insert(flight.key(), candidate.span.entries);
+            self.latch.borrow_mut().insert(flight.key(), pending.candidate.span.entries);
         }
         self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
         flight.finish(outcome.clone());
-        let visit = self.settle(read, facts.len(), &candidate, outcome, Caller::Leader);
+        let visit = self.settle(*pending, outcome, Caller::Leader);
         self.deliver(target, &visit)
     }
 
@@ -474,14 +473,9 @@ impl StageState {
         FlightOutcome::Failed { cause }
     }
 
-    fn settle(
-        &self,
-        read: RecallRead,
-        loaded_len: usize,
-        candidate: &Candidate,
-        outcome: FlightOutcome,
-        caller: Caller,
-    ) -> Visit {
+    /// A waiting visit's end, from the outcome of its span's call.
+    fn settle(&self, pending: Pending, outcome: FlightOutcome, caller: Caller) -> Visit {
+        let Pending { read, facts, candidate, .. } = pending;
         let model = self.config.core.model();
         let (settled, new_summary) = match outcome {
             FlightOutcome::Failed { cause } => (candidate.failed(model, caller, &cause), JsValue::UNDEFINED),
@@ -492,7 +486,7 @@ impl StageState {
                 (candidate.folded(summary_chars, &write_back, model, usage, caller), entry)
             }
         };
-        Visit { read, loaded_len, settled, new_summary, untouched: false }
+        Visit { read, loaded_len: facts.len(), settled, new_summary, untouched: false }
     }
 
     fn invalid(&self, read: RecallRead, spot: &InvalidSpot) -> Visit {
