@@ -118,7 +118,8 @@ export interface LLMProvider {
  * keys id, value, metadata, version, createdAt, updatedAt, lastAccessedAt,
  * accessCount, ttl?, tier, source in that order (stores that hash JSON see
  * stable bytes). `createdAt` and `updatedAt` are the span's clock, one past
- * its newest `updatedAt`; `ttl` is `createdAt + ttlMs` when `ttlMs` is
+ * its newest `updatedAt` (the fold's time when an entry of the span has no
+ * `updatedAt`); `ttl` is `createdAt + ttlMs` when `ttlMs` is
  * configured. It shares MemoryEntry's bookkeeping but does not extend
  * MemoryEntry: its optional `decayPolicy?: unknown` would make a summary
  * unassignable to an app's own entry type that declares `decayPolicy`.
@@ -255,9 +256,9 @@ export interface SummarizeConfig {
    */
   readonly systemPrompt?: string;
   /**
-   * TTL in ms for the summary entry, counted from the SPAN's clock (its newest
-   * entry), so a retention window expires the summary WITH the turns it
-   * compressed.
+   * TTL in ms for the summary entry, counted from its `createdAt`: the SPAN's
+   * clock (one past its newest `updatedAt`), so a retention window expires
+   * the summary WITH the turns it compressed.
    */
   readonly ttlMs?: number;
   /**

@@ -96,7 +96,7 @@ class RecallRead {
     this.snapshot = snapshot;
     this.identity = undefined;
     this.facts = NO_FACTS;
-    /** Every entry's id as validated (packed reads only): later steps use these, never the entries' getters again. */
+    /** Every entry's id as validated (packed reads only): later steps use these, never an `id` getter again. */
     this.ids = undefined;
     this.summaryCount = 0;
     this.invalid = undefined;
@@ -507,12 +507,7 @@ function underDeadline(start, timeoutMs, readText) {
     }
   };
   const controller = timeoutMs === undefined ? undefined : new AbortController();
-  let answer;
-  try {
-    answer = settleOnce(start(controller?.signal), read);
-  } catch (error) {
-    return Promise.resolve(failedOutcome(error));
-  }
+  const answer = settleCall(() => start(controller?.signal), read);
   // No deadline: one reaction on the call, without an async frame around it.
   if (controller === undefined) return answer;
   let timer;
@@ -531,15 +526,20 @@ function underDeadline(start, timeoutMs, readText) {
 }
 
 /**
- * `onValue(what answer resolves to)`, or a failed outcome if it rejects,
- * treating `answer` as `await` does: a real promise is followed through its
- * built-in reaction, never through a `then` (or `constructor`) of its own, so
- * user code cannot take over or throw out of the reaction; anything else is
- * resolved as a thenable. The result is a plain promise of this realm that
- * never rejects. May throw only synchronously, from reading `answer`.
+ * `onValue(what call() resolves to)`, or a failed outcome if `call` throws
+ * or its answer rejects, treating the answer as `await` does: a real promise
+ * is followed through its built-in reaction, never through a `then` (or
+ * `constructor`) of its own, so user code cannot take over or throw out of
+ * the reaction; anything else is resolved as a thenable. The result is a
+ * plain promise of this realm that never rejects.
  */
-function settleOnce(answer, onValue) {
-  const promise = PROMISE_RESOLVE(answer);
+function settleCall(call, onValue) {
+  let promise;
+  try {
+    promise = PROMISE_RESOLVE(call());
+  } catch (error) {
+    return PROMISE_RESOLVE(failedOutcome(error));
+  }
   if (Object.getPrototypeOf(promise) === Promise.prototype && !Object.hasOwn(promise, 'constructor')) {
     return PROMISE_THEN.call(promise, onValue, failedOutcome);
   }
@@ -611,11 +611,7 @@ export function callCallback(llm, systemPrompt, read, span, timeoutMs) {
 
 /** store.put(identity, entry); never rejects. */
 export function putEntry(store, identity, entry) {
-  try {
-    return settleOnce(store.put(identity, entry), () => ({ ok: true }));
-  } catch (error) {
-    return Promise.resolve(failedOutcome(error));
-  }
+  return settleCall(() => store.put(identity, entry), () => ({ ok: true }));
 }
 
 /** The ids (as read) of the entries at `indices` (a view into Wasm memory). */
@@ -639,7 +635,8 @@ function numberedText(pieces, numbers) {
  * The summary entry and its coverage, in SPEC §2 key order. Its id and the
  * header before the summary text (the label and its separator) are written
  * from the core's pieces, so no per-fold text crosses from Wasm. Undefined
- * when the span's entries can no longer be read.
+ * when the first span entry's `source` can no longer be read (the ids are
+ * the ones read with recall).
  */
 export function summaryEntry(read, span, idPieces, headerPieces, text, fromTurn, toTurn, anchor, now, ttlMs, tier, model) {
   try {

@@ -87,7 +87,8 @@ extern "C" {
     #[wasm_bindgen(js_name = putEntry)]
     pub fn put_entry(store: &JsValue, identity: &JsValue, entry: &JsValue) -> Promise;
 
-    /// Undefined when the span's entries can no longer be read. The id and
+    /// Undefined when the first span entry's `source` can no longer be read
+    /// (every other field it needs was read once, with recall). The id and
     /// the content's header are written from the pieces of
     /// `format::summary_id_text` and `StageConfig::header`.
     #[wasm_bindgen(js_name = summaryEntry)]

@@ -49,8 +49,9 @@ pub struct Candidate {
 
 /// SPEC §4 step 5 before any fact is read: with no summary in recall nothing
 /// is excluded, and below the trigger nothing is folded, so recall is
-/// unchanged and there is nothing to explain. Lets the bindings skip copying
-/// the facts into Wasm.
+/// unchanged and there is nothing to explain. glue.js makes this test with
+/// `facts_needed_from` while it reads, and settles such visits without
+/// entering Wasm; `prepare` keeps it as a guard.
 pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summary_count: usize) -> bool {
     summary_count == 0 && loaded_len < facts_needed_from(config)
 }

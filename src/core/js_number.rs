@@ -37,7 +37,7 @@ pub fn js_number_to_string(x: f64) -> String {
 
 /// Appends `String(x)` to `text`. Integers, the usual case, are written
 /// without allocating and without `core::fmt`: they are in every summary id,
-/// label and event.
+/// reason and label length.
 pub fn push_js_number(text: &mut String, x: f64) {
     if x.is_nan() {
         text.push_str("NaN");
