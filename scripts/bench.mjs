@@ -413,7 +413,6 @@ function renderMarkdown(report) {
 
 // ---------------------------------------------------------------- main
 
-
 async function main() {
   const options = parseOptions();
   const progress = options.json || !process.stderr.isTTY ? () => {} : (message) => process.stderr.write(`\r\x1b[K${message}`);

@@ -40,7 +40,6 @@ for (let i = 0; i < folds; i++) {
 }
 const after = settledUsage();
 
-
 // latin1 maps bytes 1:1 to characters, so text lengths below are byte counts.
 let glueText = readFileSync(modulePath, 'latin1');
 const wasmModules = webAssembly.moduleBytes().map((bytes) => {

@@ -11,7 +11,6 @@
 // the same messages, which is what lets a second run on the same database
 // continue exactly where the first one stopped.
 
-
 /** The written story, turns 1–60, as [user, assistant] pairs. */
 const SCRIPTED_TURNS = [
   // 1–8: the broken espresso machine

@@ -101,10 +101,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(options: Value, extra: Value) -> Fixture {
-        let h = Harness::new(js(&options));
-        let config = h.config(js(&extra));
-        let stage = api::summarize(config).expect("valid config");
-        Fixture { h, stage }
+        Fixture::with_functions(options, extra, &[])
     }
 
     /// `new` with config options JSON cannot carry (`now`, `onEvent`).
