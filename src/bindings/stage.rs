@@ -277,7 +277,7 @@ impl StageState {
     /// Settles a prepared visit, or starts what it waits for and parks it.
     fn advance(&self, step: Step, target: Target) -> JsValue {
         match step {
-            Step::Done(visit) => self.deliver(&target, &visit),
+            Step::Done(visit) => self.deliver(&target, visit),
             Step::Follow { pending, flight } => {
                 let promise = flight.promise();
                 self.park(Parked::Following { pending, flight, target }, &promise)
@@ -321,7 +321,7 @@ impl StageState {
                     cause: "the run making the call ended without an outcome".to_owned(),
                 });
                 let visit = self.settle(*pending, outcome, Caller::Follower);
-                self.deliver(&target, &visit)
+                self.deliver(&target, visit)
             }
             Parked::Calling { pending, flight, clock_before_call, target } => {
                 match self.after_call(&pending, resolved.unchecked_into(), clock_before_call) {
@@ -363,10 +363,10 @@ impl StageState {
         self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
         flight.finish(outcome.clone());
         let visit = self.settle(*pending, outcome, Caller::Leader);
-        self.deliver(target, &visit)
+        self.deliver(target, visit)
     }
 
-    fn deliver(&self, target: &Target, visit: &Visit) -> JsValue {
+    fn deliver(&self, target: &Target, visit: Visit) -> JsValue {
         match target {
             Target::Scope(scope) => {
                 self.apply_to_scope(scope, visit);
@@ -377,18 +377,18 @@ impl StageState {
     }
 
     /// Assigns `scope.loaded` when recall changed, then emits.
-    fn apply_to_scope(&self, scope: &JsValue, visit: &Visit) {
+    fn apply_to_scope(&self, scope: &JsValue, mut visit: Visit) {
         if !visit.settled.is_unchanged(visit.loaded_len) {
             glue::assign_loaded(scope, &visit.read, &visit.settled.recall, &visit.new_summary);
         }
-        if let Some(event) = &visit.settled.event {
+        if let Some(event) = visit.settled.event.take() {
             self.emit(scope, &visit.read, event);
         }
     }
 
     /// `{ recall, events }` for `stage.fold`, calling `onEvent` as it goes.
-    fn fold_result(&self, loaded: &JsValue, visit: &Visit) -> JsValue {
-        let payload = match &visit.settled.event {
+    fn fold_result(&self, loaded: &JsValue, mut visit: Visit) -> JsValue {
+        let payload = match visit.settled.event.take() {
             Some(event) => self.emit(&JsValue::UNDEFINED, &visit.read, event),
             None => JsValue::UNDEFINED,
         };
@@ -524,12 +524,11 @@ impl StageState {
 
     /// Builds the payload, sends it to `$emit` (when a scope is given) and
     /// `onEvent`, and returns it.
-    fn emit(&self, scope: &JsValue, read: &RecallRead, event: &Event) -> JsValue {
+    fn emit(&self, scope: &JsValue, read: &RecallRead, event: Event) -> JsValue {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
-        // Room for the evidence's text fields and the added id, so the
-        // string is allocated once.
-        let mut text = String::with_capacity(event.reason.len() + 96);
-        text.push_str(&event.reason);
+        // The evidence's text fields and the added id go after the reason, in
+        // its own buffer (a `Sentence` leaves room for them).
+        let mut text = event.reason;
         let reason_end = utf16_len(&text) as u32;
         let mut fields = PackedFields { numbers: Vec::with_capacity(3 * 8), text: &mut text };
         event.evidence.write_to(&mut fields);

@@ -12,9 +12,11 @@ use super::js_number::{push_count, push_js_number};
 /// A reason being written. `Sentence::new().text("a ").count(3).done()` is `"a 3"`.
 pub struct Sentence(String);
 
-/// Room for the usual sentence, so most never regrow: they run 60–220
-/// bytes, more with a coalesced run's ending or a failure's cause. (The
-/// module's allocator rounds a request up to a power of two anyway.)
+/// Room for the usual sentence and what an event appends to it (the
+/// evidence's text fields and the added id), so most never regrow: reasons
+/// run 60–220 bytes, more with a coalesced run's ending or a failure's
+/// cause. (The module's allocator rounds a request up to a power of two
+/// anyway.)
 const USUAL_CAPACITY: usize = 256;
 
 impl Sentence {
