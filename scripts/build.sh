@@ -11,12 +11,15 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 bash "$here/bootstrap.sh"
-# Left by an FPS_WASM_NAMES=1 build, so --if-stale never reuses one.
-names_mark="$root/target/pkg-keeps-names"
+# Left in pkg/ by an FPS_WASM_NAMES=1 build, so --if-stale never reuses one.
+# It goes with the package it describes: every build starts pkg/ anew
+# (assemble-package.mjs), and package.json's "files" never packs it.
+names_mark="$root/pkg/.keeps-names"
 if [ "${1:-}" = --if-stale ]; then
   entry="$root/pkg/dist/index.mjs"
   if [ -f "$entry" ] && [ ! -f "$names_mark" ] && [ -z "$(cd "$root" && find src pkg-template Cargo.toml Cargo.lock .cargo package-lock.json \
-      scripts/build.sh scripts/package-entry.mjs scripts/assemble-package.mjs -newer "$entry" -print -quit)" ]; then
+      scripts/build.sh scripts/bootstrap.sh scripts/toolchain-env.sh scripts/package-entry.mjs scripts/assemble-package.mjs \
+      -newer "$entry" -print -quit)" ]; then
     exit 0
   fi
   echo "[build] pkg/dist/index.mjs is missing, older than its sources or a profiling build: building" >&2
@@ -35,10 +38,11 @@ if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then keep_names=(--keep-debug); wasm_opt_name
 wasm-bindgen --target web --out-dir target/bindgen --no-typescript "${keep_names[@]}" \
   target/wasm32-unknown-unknown/release/footprint_summarize.wasm
 # binaryen from npm (Debian's 108 breaks the externref table wasm-bindgen
-# emits). -Oz runs after rustc's opt-level 2 (Cargo.toml says why both). Rust enables these Wasm features by default; binaryen must be told.
+# emits). -Oz runs after rustc's opt-level 2 (Cargo.toml says why both).
+# Rust enables these Wasm features by default; binaryen must be told.
 # The producers and target-features sections are read by no runtime.
 node_modules/.bin/wasm-opt -Oz --strip-producers --strip-target-features "${wasm_opt_names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   target/bindgen/footprint_summarize_bg.wasm -o target/bindgen/footprint_summarize_bg.wasm
 node scripts/assemble-package.mjs
-if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then touch "$names_mark"; else rm -f "$names_mark"; fi
+if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then touch "$names_mark"; fi
