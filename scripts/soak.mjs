@@ -28,8 +28,8 @@
 //
 // Measuring Wasm memory: the package does not expose its WebAssembly.Memory,
 // so the benchmark's probe (bench/wasm-probe.mjs) watches the instantiation
-// at import; `wasm` below is exactly that linear memory's byte length. Node counts Wasm memory in `external`, not in
-// `arrayBuffers`. Every sample is taken after a forced full GC.
+// at import; `wasm` below is exactly that linear memory's byte length.
+// Node counts Wasm memory in `external`, not in `arrayBuffers`. Every sample is taken after a forced full GC.
 //
 // Verdict: memory must not grow after warm-up. Between the warm-up mark and
 // the last mark, Wasm linear memory may grow at most WASM_GROWTH_TOLERANCE
@@ -195,7 +195,7 @@ const printSample = (s) =>
 console.log(
   `soak: ${totalRuns} recalls over ${conversationCount} conversations (${visitsPerConversation} visits each, ${activeCount} open at a time) ` +
     `on one stage instance, ${concurrency} at a time (+1 concurrent duplicate per batch); ` +
-    `Wasm memory ${webAssembly.linearMemoryBytes() !== null ? 'read from the instance export' : 'NOT found (n/a)'}`,
+    `Wasm memory ${webAssembly.linearMemoryBytes() !== null ? 'read from the module\'s instance' : 'NOT found (n/a)'}`,
 );
 console.log(row(columns));
 const startedAt = performance.now();

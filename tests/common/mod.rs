@@ -1148,10 +1148,10 @@ async fn promises_with_their_own_then_are_awaited_as_await_would() {
     // without a deadline, or a throwing `then` would escape into Wasm (or a
     // lying species hand Rust something that is not an outcome) and strand
     // the span's flight so that the next fold of it waited forever.
-    let ok_store = json!({ "reply": { "ownThen": "short summary" } });
+    let own_then_reply = json!({ "reply": { "ownThen": "short summary" } });
     for (options, extra) in [
-        (ok_store.clone(), json!({})),
-        (ok_store, json!({ "timeoutMs": 60_000 })),
+        (own_then_reply.clone(), json!({})),
+        (own_then_reply, json!({ "timeoutMs": 60_000 })),
         (json!({ "reply": { "constructorTrap": "short summary" } }), json!({})),
         (json!({ "reply": { "constructorTrap": "short summary" } }), json!({ "timeoutMs": 60_000 })),
         (json!({ "shape": "provider", "reply": { "ownThen": "short summary" }, "store": "ownThen" }), json!({})),
