@@ -1304,7 +1304,20 @@ async fn an_identity_getter_that_reenters_the_stage_does_not_disturb_the_outer_r
 /// frees in any order, and a freed small block must be served again.
 #[wasm_bindgen_test]
 fn the_allocator_keeps_every_byte_across_classes() {
-    let pattern = |buffer: usize, at: usize| (buffer * 31 + at * 7) as u8;
+    // A byte that tells buffer and offset apart, mixed so that no shift of
+    // one buffer's bytes reproduces another's: two live blocks that overlap
+    // show as a wrong byte.
+    let pattern = |buffer: usize, at: usize| {
+        let mut x = ((buffer << 16) | at) as u32;
+        x ^= x >> 15;
+        x = x.wrapping_mul(0x2c1b_3c6d);
+        x ^= x >> 12;
+        (x >> 24) as u8
+    };
+    let filled = |buffer: usize, len: usize| -> Vec<u8> { (0..len).map(|at| pattern(buffer, at)).collect() };
+    let first_wrong_byte =
+        |buffer: usize, bytes: &[u8]| bytes.iter().enumerate().position(|(at, &byte)| byte != pattern(buffer, at));
+
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     for buffer in 0..64 {
         // Grown a byte at a time: realloc within a class, to the next class,
@@ -1315,6 +1328,10 @@ fn the_allocator_keeps_every_byte_across_classes() {
         }
         buffers.push(bytes);
     }
+    // Every byte of every buffer, once all are live.
+    for (buffer, bytes) in buffers.iter().enumerate() {
+        assert_eq!(first_wrong_byte(buffer, bytes), None, "grown buffer {buffer} ({} bytes)", bytes.len());
+    }
     // Free every third buffer, then shrink the rest back from talc into a class.
     let mut kept: Vec<(usize, Vec<u8>)> =
         buffers.into_iter().enumerate().filter(|(buffer, _)| buffer % 3 != 0).collect();
@@ -1322,17 +1339,13 @@ fn the_allocator_keeps_every_byte_across_classes() {
         bytes.truncate(bytes.len().min(100));
         bytes.shrink_to_fit();
     }
-    // New allocations reuse the freed blocks; they must not touch the kept ones.
-    let reused: Vec<Vec<u8>> = (0..64).map(|size| vec![0xAB; size * 40 + 1]).collect();
-    for (buffer, bytes) in &kept {
-        for (at, &byte) in bytes.iter().enumerate() {
-            assert_eq!(byte, pattern(*buffer, at), "buffer {buffer}, byte {at}");
-        }
+    // New buffers, each with bytes of its own, reuse the freed blocks: every
+    // live buffer, old and new, must still hold exactly its own bytes.
+    let reused: Vec<(usize, Vec<u8>)> =
+        (64..128).map(|buffer| (buffer, filled(buffer, (buffer - 64) * 40 + 1))).collect();
+    for (buffer, bytes) in kept.iter().chain(&reused) {
+        assert_eq!(first_wrong_byte(*buffer, bytes), None, "buffer {buffer} ({} bytes)", bytes.len());
     }
-    assert!(reused
-        .iter()
-        .enumerate()
-        .all(|(size, bytes)| bytes.len() == size * 40 + 1 && bytes.iter().all(|&b| b == 0xAB)));
 
     // A freed block is served again to any request of its class: 33 bytes
     // take a 64-byte block, so a 64-byte request gets it back. (Talc alone
