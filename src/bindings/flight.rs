@@ -35,11 +35,15 @@ impl Flight {
         Flight { source, key: Cell::new(key), outcome: RefCell::new(None), signal: RefCell::new(None) }
     }
 
+    pub fn is_keyed(&self) -> bool {
+        self.source.is_keyed()
+    }
+
     pub fn span_len(&self) -> usize {
         self.source.span.len()
     }
 
-    /// The leader's span key, read on first need.
+    /// The leader's span key, read on first need; only for a keyed span.
     pub fn key(&self) -> SpanKey {
         let key = self.key.get().unwrap_or_else(|| self.source.key());
         self.key.set(Some(key));

@@ -428,10 +428,11 @@ export function assembleTranscript(read, text, splices) {
  * A stable key for the identity: same conversation, same key. Read when a
  * visit considers a fold, so a caller who later changes the identity object
  * cannot change what an earlier visit is keyed by. Each form starts
- * differently (`#`, a type name, `unkeyed:`), so two forms never share a key.
- * An identity that cannot be told apart by its text (a symbol, a function,
- * an object that throws when read) gets a key of its own, so it never shares
- * another visit's call or latch.
+ * differently (`#` or a type name), so two forms never share a key.
+ * Undefined for an identity that cannot be told apart by its text (a symbol,
+ * a function, an object that throws when read): no later visit can be known
+ * to be the same conversation, so its visit joins no call and latches
+ * nothing.
  */
 export function identityKey(identity) {
   switch (typeof identity) {
@@ -449,25 +450,18 @@ export function identityKey(identity) {
         const { tenant, principal, conversationId } = identity;
         return `#${keyPart(tenant)}${keyPart(principal)}${keyPart(conversationId)}`;
       } catch {
-        return unkeyed();
+        return undefined;
       }
     default:
-      return unkeyed();
+      return undefined;
   }
-}
-
-let unkeyedVisits = 0;
-
-function unkeyed() {
-  unkeyedVisits += 1;
-  return `unkeyed:${unkeyedVisits}`;
 }
 
 /**
  * One part of an object identity: its type, then its text's length and the
  * text, so parts cannot run together and `7` is not `'7'`. Null counts as
  * absent. Throws for a part with no text of its own (a symbol, a function,
- * an object JSON cannot write); `identityKey` then keys the visit alone.
+ * an object JSON cannot write); the identity then has no key.
  */
 function keyPart(part) {
   switch (typeof part) {

@@ -29,12 +29,14 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn expected(this: &InvalidSpotJs) -> String;
 
-    /// The text that keys an identity (read once per considered fold).
+    /// The text that keys an identity (read once per considered fold), or
+    /// undefined for one with no text of its own.
     #[wasm_bindgen(js_name = identityKey)]
-    pub fn identity_key(identity: &JsValue) -> js_sys::JsString;
-    /// The span key text's UTF-16 length (from the ids as read).
+    pub fn identity_key(identity: &JsValue) -> JsValue;
+    /// The span key text's UTF-16 length (from the ids as read), given an
+    /// identity's key text.
     #[wasm_bindgen(js_name = readSpanKey)]
-    pub fn read_span_key(read: &RecallRead, identity_key: &js_sys::JsString, span: &[u32]) -> u32;
+    pub fn read_span_key(read: &RecallRead, identity_key: &JsValue, span: &[u32]) -> u32;
     /// Fills `lengths` (span length + 1) and the UTF-8 of the key text; the
     /// bytes written, or -1 when `bytes` is too small.
     #[wasm_bindgen(js_name = encodeSpanKey)]

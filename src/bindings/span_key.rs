@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use js_sys::JsString;
+use wasm_bindgen::JsValue;
 
 use super::glue::{self, RecallRead};
 use crate::core::latch::SpanKey;
@@ -16,12 +16,20 @@ use crate::core::latch::SpanKey;
 pub struct SpanSource {
     pub read: RecallRead,
     /// `identityKey(identity)` as it was when the visit considered the fold.
-    pub identity_key: JsString,
+    pub identity_key: JsValue,
     /// The span's indices into the snapshot.
     pub span: Rc<[u32]>,
 }
 
 impl SpanSource {
+    /// False for an identity with no text of its own: no later visit can be
+    /// known to be the same conversation, so the span has no key, joins no
+    /// flight and is never latched.
+    pub fn is_keyed(&self) -> bool {
+        !self.identity_key.is_undefined()
+    }
+
+    /// Only for a keyed span.
     pub fn key(&self) -> SpanKey {
         let units = glue::read_span_key(&self.read, &self.identity_key, &self.span) as usize;
         // The text is encoded straight into this buffer. One byte per UTF-16

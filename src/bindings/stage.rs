@@ -220,15 +220,17 @@ impl StageState {
         let source = SpanSource { identity_key: glue::identity_key(&identity), read, span };
         let mut key = None;
         if may_be_latched {
-            let read_key = source.key();
-            if self.latch.borrow().contains(read_key) {
-                return done(source.read, candidate.latched());
+            if source.is_keyed() {
+                let read_key = source.key();
+                if self.latch.borrow().contains(read_key) {
+                    return done(source.read, candidate.latched());
+                }
+                key = Some(read_key);
             }
             // Not latched: the same prediction as above, for this span.
             if candidate.cannot_pass() {
                 return done(source.read, candidate.predicted_not_smaller());
             }
-            key = Some(read_key);
         }
         let mut in_flight = self.flight_for(&source, &mut key);
         // Only a user's `now` can fail, so only it is read before paying for
@@ -255,7 +257,10 @@ impl StageState {
             return Step::Follow { pending: pending(source), flight };
         }
         let flight = Rc::new(Flight::new(source.clone(), key));
-        self.flights.borrow_mut().push(flight.clone());
+        // An unkeyed span is nobody else's: its flight is not listed.
+        if source.is_keyed() {
+            self.flights.borrow_mut().push(flight.clone());
+        }
         let pending = pending(source);
         Step::Lead { pending, flight, clock_before_call }
     }
@@ -264,6 +269,9 @@ impl StageState {
     /// (this span's, and a leader's on demand) only when a flight has a span
     /// of the same length; no borrow is held while they are read from JS.
     fn flight_for(&self, source: &SpanSource, key: &mut Option<SpanKey>) -> Option<Rc<Flight>> {
+        if !source.is_keyed() {
+            return None;
+        }
         let entries = source.span.len();
         let same_length: Vec<Rc<Flight>> =
             self.flights.borrow().iter().filter(|flight| flight.span_len() == entries).cloned().collect();
@@ -357,8 +365,11 @@ impl StageState {
         target: &Target,
     ) -> JsValue {
         if matches!(outcome, FlightOutcome::NotSmaller { .. }) {
-            // The flight holds the key if anything read it; else it is read now.
-            self.latch.borrow_mut().insert(flight.key(), pending.candidate.span.entries);
+            // The flight holds the key if anything read it; else it is read
+            // now. An unkeyed span is not latched (see `SpanSource::is_keyed`).
+            if flight.is_keyed() {
+                self.latch.borrow_mut().insert(flight.key(), pending.candidate.span.entries);
+            }
         }
         self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
         flight.finish(outcome.clone());

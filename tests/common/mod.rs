@@ -4,6 +4,7 @@
 
 use footprint_summarize::bindings as api;
 use footprint_summarize::core::format::{label_text, utf16_len, DEFAULT_SYSTEM_PROMPT, EVENT_TYPE};
+use footprint_summarize::core::latch::Latch;
 use js_sys::{Array, Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -885,7 +886,7 @@ async fn fold_together(f: &Fixture, runs: &[(JsValue, JsValue)]) -> (u32, Vec<bo
 }
 
 /// An identity part with no text of its own (a symbol, one that throws when
-/// read) keys its visit alone: such visits never share a call. A bigint is
+/// read) leaves the identity without a key: such visits never share a call. A bigint is
 /// text like a number.
 #[wasm_bindgen_test]
 async fn identities_without_a_text_of_their_own_never_share_a_call() {
@@ -903,6 +904,25 @@ async fn identities_without_a_text_of_their_own_never_share_a_call() {
     let (calls, coalesced) = fold_together(&f, &runs).await;
     assert_eq!(calls, 6, "only the second 1n joins a call");
     assert_eq!(coalesced, [false, false, true, false, false, false, false]);
+}
+
+/// An identity without a key of its own latches nothing: however many of
+/// its spans are refused as not smaller, they take no slot of the bounded
+/// latch, so a keyed conversation's refusal is still latched after them.
+#[wasm_bindgen_test]
+async fn refusals_for_identities_without_a_key_take_no_latch_slot() {
+    let f = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
+    let loaded: JsValue = conversation(6, 2, 100, "A").into();
+    let keyed = js(&json!({ "conversationId": "A" }));
+    f.fold(&loaded, &keyed).await;
+    let unkeyed = eval("({ conversationId: Symbol('A') })");
+    let refusals = Latch::DEFAULT_CAPACITY as u32;
+    for _ in 0..refusals {
+        f.fold(&loaded, &unkeyed).await;
+    }
+    assert_eq!(f.call_count(), 1 + refusals, "a span without a key is asked every time");
+    f.fold(&loaded, &keyed).await;
+    assert_eq!(f.call_count(), 1 + refusals, "A's refusal is still latched");
 }
 
 /// The identity is keyed when a visit considers its fold: a caller who then
