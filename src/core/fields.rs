@@ -4,70 +4,48 @@
 //! JSON here and parsing it there (measured: about 120 ns against 340 ns for
 //! a fold's evidence in Node 20).
 
-/// Every key an evidence object uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Key {
-    SummarizerCalled,
-    SpanEntries,
-    SpanChars,
-    Latched,
-    LabelChars,
-    Predicted,
-    Failed,
-    SummaryChars,
-    Persisted,
-    Model,
-    Usage,
-    Input,
-    Output,
-    Coalesced,
-    InvalidIndex,
-    InvalidField,
+/// Declares `Key` with `Key::ALL` and `Key::name` from one list, so the
+/// three cannot drift apart.
+macro_rules! evidence_keys {
+    ($($key:ident => $name:literal,)*) => {
+        /// Every key an evidence object uses.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        pub enum Key {
+            $($key,)*
+        }
+
+        impl Key {
+            /// Every key, each at its own `key as usize`.
+            pub const ALL: [Key; [$(Key::$key,)*].len()] = [$(Key::$key,)*];
+
+            /// The key as the payload spells it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Key::$key => $name,)*
+                }
+            }
+        }
+    };
 }
 
-impl Key {
-    /// Every key, each at its own `key as usize`.
-    pub const ALL: [Key; 16] = [
-        Key::SummarizerCalled,
-        Key::SpanEntries,
-        Key::SpanChars,
-        Key::Latched,
-        Key::LabelChars,
-        Key::Predicted,
-        Key::Failed,
-        Key::SummaryChars,
-        Key::Persisted,
-        Key::Model,
-        Key::Usage,
-        Key::Input,
-        Key::Output,
-        Key::Coalesced,
-        Key::InvalidIndex,
-        Key::InvalidField,
-    ];
-
-    /// The key as the payload spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Key::SummarizerCalled => "summarizerCalled",
-            Key::SpanEntries => "spanEntries",
-            Key::SpanChars => "spanChars",
-            Key::Latched => "latched",
-            Key::LabelChars => "labelChars",
-            Key::Predicted => "predicted",
-            Key::Failed => "failed",
-            Key::SummaryChars => "summaryChars",
-            Key::Persisted => "persisted",
-            Key::Model => "model",
-            Key::Usage => "usage",
-            Key::Input => "input",
-            Key::Output => "output",
-            Key::Coalesced => "coalesced",
-            Key::InvalidIndex => "invalidIndex",
-            Key::InvalidField => "invalidField",
-        }
-    }
+evidence_keys! {
+    SummarizerCalled => "summarizerCalled",
+    SpanEntries => "spanEntries",
+    SpanChars => "spanChars",
+    Latched => "latched",
+    LabelChars => "labelChars",
+    Predicted => "predicted",
+    Failed => "failed",
+    SummaryChars => "summaryChars",
+    Persisted => "persisted",
+    Model => "model",
+    Usage => "usage",
+    Input => "input",
+    Output => "output",
+    Coalesced => "coalesced",
+    InvalidIndex => "invalidIndex",
+    InvalidField => "invalidField",
 }
 
 /// Receives an object's fields in order.
