@@ -16,6 +16,10 @@ const IMPORT_KIND_FUNCTION = 0;
 const IMPORT_KIND_TABLE = 1;
 const IMPORT_KIND_MEMORY = 2;
 const IMPORT_KIND_GLOBAL = 3;
+const IMPORT_KIND_TAG = 4;
+// Reference types that carry a heap type after them (typed function references).
+const REF = 0x64;
+const REF_NULL = 0x63;
 const TOP = 25;
 
 /** Body bytes per function name (functions sharing a name are summed). */
@@ -41,7 +45,12 @@ function functionSizes(path) {
   const limits = () => {
     const flags = unsigned();
     unsigned();
-    if (flags & 1) unsigned();
+    if (flags & 1) unsigned(); // a maximum
+    if (flags & 8) unsigned(); // a custom page size
+  };
+  const valueType = () => {
+    const type = bytes[at++];
+    if (type === REF || type === REF_NULL) unsigned(); // its heap type (signed, skipped alike)
   };
   let importedFunctions = 0;
   const bodies = [];
@@ -58,12 +67,19 @@ function functionSizes(path) {
           unsigned();
           importedFunctions++;
         } else if (kind === IMPORT_KIND_TABLE) {
-          at++;
+          valueType();
           limits();
         } else if (kind === IMPORT_KIND_MEMORY) {
           limits();
         } else if (kind === IMPORT_KIND_GLOBAL) {
-          at += 2;
+          valueType();
+          at++; // mutability
+        } else if (kind === IMPORT_KIND_TAG) {
+          at++; // attribute
+          unsigned();
+        } else {
+          // Its length is unknown, so every name after it would be wrong.
+          throw new Error(`${path}: an import of unknown kind ${kind}`);
         }
       }
     } else if (id === SECTION_CODE) {

@@ -15,7 +15,8 @@ use crate::core::latch::SpanKey;
 #[derive(Clone)]
 pub struct SpanSource {
     pub read: RecallRead,
-    /// `identityKey(identity)` as it was when the visit considered the fold.
+    /// `identityKey(identity)` as it was when the visit considered the fold:
+    /// its text, or undefined when the identity has no key.
     pub identity_key: JsValue,
     /// The span's indices into the snapshot.
     pub span: Rc<[u32]>,
