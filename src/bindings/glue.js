@@ -22,9 +22,11 @@ const HAS_TURN = 1;
 const HAS_UPDATED_AT = 2;
 const IS_SUMMARY = 4;
 const COVERED = 8;
-// In text lengths: this string was not sent (a missing role, or a content
-// spliced in by `assembleTranscript`). Must match `NOT_SENT` in stage.rs.
+// In text lengths: this string was not sent (`assembleTranscript` splices it
+// in), or this entry has no role. Must match `NOT_SENT` and `NO_ROLE` in
+// stage.rs.
 const NOT_SENT = 0xffffffff;
+const NO_ROLE = 0xfffffffe;
 // In recall slots: the new summary entry. Must match `NEW_SUMMARY_SLOT` in
 // src/core/decision.rs.
 const NEW_SUMMARY_SLOT = 0xffffffff;
@@ -103,7 +105,7 @@ class RecallRead {
     this.keyLengths = undefined;
     this.keyText = undefined;
     this.textLengths = undefined;
-    this.spanContents = undefined;
+    this.spanTexts = undefined;
   }
   /** Valid, and no facts were needed: recall stays as read, with no event. */
   get changesNothing() {
@@ -383,42 +385,50 @@ export function encodeSpanKey(read, bytes, lengths) {
 }
 
 /**
- * Each span entry's role, and its content only when it holds `<<<` (it may
- * hold marker text the core must defang); every other content stays here and
- * is spliced into the transcript by `assembleTranscript`. Undefined when an
- * entry can no longer be read.
+ * Each span entry's role and content, as the texts `assembleTranscript`
+ * splices in, in `spanTexts` (role, content, role, …). Only a text that
+ * holds `<<<` (it may hold marker text the core must defang) is returned, in
+ * order, for the core to write; `textLengths` says, per text, its length
+ * when returned, `NOT_SENT` when it is spliced, or `NO_ROLE`. Undefined when
+ * an entry can no longer be read.
  */
 export function readSpanText(read, span) {
   try {
     const lengths = new Uint32Array(span.length * 2);
-    const contents = new Array(span.length);
-    let joined = '';
+    const texts = new Array(span.length * 2);
+    let written = '';
     for (let k = 0; k < span.length; k++) {
       const value = read.snapshot[span[k]].value;
       const role = value.role === undefined || value.role === null ? undefined : String(value.role);
       const content = typeof value.content === 'string' ? value.content : '';
-      contents[k] = content;
-      lengths[2 * k] = role === undefined ? NOT_SENT : role.length;
-      const written = content.includes('<<<');
-      lengths[2 * k + 1] = written ? content.length : NOT_SENT;
-      joined += (role ?? '') + (written ? content : '');
+      texts[2 * k] = role;
+      texts[2 * k + 1] = content;
+      if (role === undefined) lengths[2 * k] = NO_ROLE;
+      else if (role.includes('<<<')) {
+        lengths[2 * k] = role.length;
+        written += role;
+      } else lengths[2 * k] = NOT_SENT;
+      if (content.includes('<<<')) {
+        lengths[2 * k + 1] = content.length;
+        written += content;
+      } else lengths[2 * k + 1] = NOT_SENT;
     }
     read.textLengths = lengths;
-    read.spanContents = contents;
-    return joined;
+    read.spanTexts = texts;
+    return written;
   } catch {
     return undefined;
   }
 }
 
-/** The transcript: the core's text with each spliced content inserted (the
- * very strings `readSpanText` checked, not a second read of the entries). */
+/** The transcript: the core's text with each spliced text inserted (the very
+ * strings `readSpanText` checked, not a second read of the entries). */
 export function assembleTranscript(read, text, splices) {
   let transcript = '';
   let at = 0;
   for (let k = 0; k < splices.length; k += 2) {
     const offset = splices[k];
-    transcript += text.slice(at, offset) + read.spanContents[splices[k + 1]];
+    transcript += text.slice(at, offset) + read.spanTexts[splices[k + 1]];
     at = offset;
   }
   return transcript + text.slice(at);

@@ -22,7 +22,7 @@ use super::glue::{self, CallOutcome, RecallRead};
 use super::span_key::SpanSource;
 use crate::core::decision::{self, Candidate, Plan, Settled};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, Usage, WriteBack};
-use crate::core::format::{transcript, utf16_len, LineContent, TranscriptLine};
+use crate::core::format::{transcript, utf16_len, LineText, TranscriptLine};
 use crate::core::latch::{Latch, SpanKey};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
@@ -32,8 +32,10 @@ const HAS_TURN: u32 = 1;
 const HAS_UPDATED_AT: u32 = 2;
 const IS_SUMMARY: u32 = 4;
 const COVERED: u32 = 8;
-/// In text lengths from `readSpanText`: this string was not sent. Must match glue.js.
+/// In text lengths from `readSpanText`: this string was not sent (the glue
+/// splices it in), or this entry has no role. Must match glue.js.
 const NOT_SENT: u32 = u32::MAX;
+const NO_ROLE: u32 = u32::MAX - 1;
 
 /// The instance behind a stage function: `makeStage` in glue.js wraps it.
 #[wasm_bindgen]
@@ -586,16 +588,14 @@ fn parse_facts(packed: &[f64]) -> Vec<EntryFacts> {
 fn span_transcript(read: &RecallRead, span: &[u32], facts: &[EntryFacts]) -> Option<js_sys::JsString> {
     let joined = glue::read_span_text(read, span)?;
     let lengths = read.text_lengths().to_vec();
-    let sent: Vec<u32> = lengths.iter().map(|&units| if units == NOT_SENT { 0 } else { units }).collect();
+    let sent: Vec<u32> = lengths.iter().map(|&units| if units >= NO_ROLE { 0 } else { units }).collect();
     let table = StringTable::from_utf16_lengths(joined, &sent).ok()?;
+    let text =
+        |piece: usize| if lengths[piece] == NOT_SENT { LineText::Spliced } else { LineText::Text(table.get(piece)) };
     let plan = transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
-        role: (lengths[2 * k] != NOT_SENT).then(|| table.get(2 * k)),
+        role: (lengths[2 * k] != NO_ROLE).then(|| text(2 * k)),
         turn: facts[index as usize].turn,
-        content: if lengths[2 * k + 1] == NOT_SENT {
-            LineContent::Spliced
-        } else {
-            LineContent::Text(table.get(2 * k + 1))
-        },
+        content: text(2 * k + 1),
     }));
     let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, line)| [offset, line]).collect();
     Some(glue::assemble_transcript(read, &plan.text, &splices))
