@@ -597,6 +597,6 @@ fn span_transcript(read: &RecallRead, span: &[u32], facts: &[EntryFacts]) -> Opt
         turn: facts[index as usize].turn,
         content: text(2 * k + 1),
     }));
-    let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, line)| [offset, line]).collect();
+    let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, piece)| [offset, piece]).collect();
     Some(glue::assemble_transcript(read, &plan.text, &splices))
 }
