@@ -1,64 +1,18 @@
-//! Reads the JS config object into the core's `StageConfig` plus the JS
-//! callables, refusing a bad config at build time (SPEC §3).
+//! Reads the JS config object into a stage handle, refusing a bad config at
+//! build time (SPEC §3). The rules and the words are the core's.
 
 use js_sys::{Function, JsString, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::glue::describe;
+use super::handle::StageHandle;
 use crate::core::config::{
-    count_option, timeout_option, ttl_option, ConfigError, ErrorClass, Shape, StageConfig, Tier, SUMMARIZE_CALL,
+    count_option, timeout_option, ttl_option, ConfigError, ErrorClass, Tier, SUMMARIZE_CALL,
 };
-use crate::core::format::{summary_id_text, NumberedText, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::format::{DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
-/// Everything a stage instance holds from its config.
-pub struct JsConfig {
-    pub core: StageConfig,
-    /// Strings that go out on every call, write or event, made into JS
-    /// strings once per stage instead of once per use.
-    pub system_prompt: JsString,
-    pub strategy_id: JsString,
-    pub tier: JsString,
-    /// The fixed pieces of the summary id and of `core.header`: glue.js
-    /// writes the numbers in between.
-    pub summary_id_pieces: js_sys::Array,
-    pub header_pieces: js_sys::Array,
-    /// Evidence key names for glue.js (`evidence::key_names`).
-    pub evidence_keys: js_sys::Array,
-    pub event_type: JsString,
-    pub strategy_kind: JsString,
-    pub summarizer: Summarizer,
-    pub store: Option<JsValue>,
-    pub on_event: JsValue,
-    pub now: Option<Function>,
-}
-
-/// The summarizer in the shape SPEC §3 allows, with what its call needs.
-pub enum Summarizer {
-    /// An object with `complete`, and the `model` every request names.
-    Provider { llm: JsValue, model: JsString },
-    /// `(messages) => Promise<string>`.
-    Callback { llm: JsValue },
-}
-
-impl Summarizer {
-    fn of(shape: &Shape, llm: JsValue) -> Summarizer {
-        match shape {
-            Shape::Provider { model } => Summarizer::Provider { llm, model: JsString::from(model.as_str()) },
-            Shape::Callback => Summarizer::Callback { llm },
-        }
-    }
-
-    /// The provider's model; `None` for a callback.
-    pub fn model(&self) -> Option<&JsString> {
-        match self {
-            Summarizer::Provider { model, .. } => Some(model),
-            Summarizer::Callback { .. } => None,
-        }
-    }
-}
-
-pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
+pub fn read_config(config: &JsValue, handle: &StageHandle) -> Result<(), ConfigError> {
     if !config.is_object() {
         return Err(ConfigError::invalid(
             SUMMARIZE_CALL,
@@ -73,65 +27,61 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
 
     let llm = get("llm");
     let model = get("model");
-    let shape = if llm.is_function() {
+    if llm.is_function() {
         if !model.is_undefined() {
             return Err(ConfigError::model_with_callback(&describe(&model)));
         }
-        Shape::Callback
-    } else if llm.is_object() && Reflect::get(&llm, &JsValue::from_str("complete")).is_ok_and(|f| f.is_function()) {
-        match model.as_string() {
-            Some(model) if !model.is_empty() => Shape::Provider { model },
-            _ => return Err(ConfigError::model_required(&describe(&model))),
-        }
     } else {
-        return Err(ConfigError::invalid(
-            SUMMARIZE_CALL,
-            ErrorClass::TypeError,
-            "llm",
-            "a provider (an object with a `complete` method) or a callback `(messages) => Promise<string>`",
-            &describe(&llm),
-            "Fix: pass your LLM provider with `model`, or an async function that returns the summary text.",
-        ));
-    };
-    let summarizer = Summarizer::of(&shape, llm);
-    let mut core = StageConfig::new(shape);
+        let complete = if llm.is_object() { Reflect::get(&llm, &JsValue::from_str("complete")).ok() } else { None };
+        if !complete.is_some_and(|f| f.is_function()) {
+            return Err(ConfigError::invalid(
+                SUMMARIZE_CALL,
+                ErrorClass::TypeError,
+                "llm",
+                "a provider (an object with a `complete` method) or a callback `(messages) => Promise<string>`",
+                &describe(&llm),
+                "Fix: pass your LLM provider with `model`, or an async function that returns the summary text.",
+            ));
+        }
+        match model.dyn_into::<JsString>() {
+            Ok(model) if model.length() > 0 => handle.set_model(Some(model)),
+            Ok(model) => return Err(ConfigError::model_required(&describe(&model))),
+            Err(model) => return Err(ConfigError::model_required(&describe(&model))),
+        }
+    }
+    handle.set_llm(&llm);
 
     let store = get("store");
-    let store = if store.is_undefined() {
-        None
-    } else if store.is_object() && Reflect::get(&store, &JsValue::from_str("put")).is_ok_and(|f| f.is_function()) {
-        Some(store)
-    } else {
-        return Err(ConfigError::invalid(
-            SUMMARIZE_CALL,
-            ErrorClass::TypeError,
-            "store",
-            "an object with a `put(identity, entry)` method",
-            &describe(&store),
-            "Fix: pass your memory store, or omit `store` to fold without writing back.",
-        ));
-    };
+    if !store.is_undefined() {
+        if !(store.is_object() && Reflect::get(&store, &JsValue::from_str("put")).is_ok_and(|f| f.is_function())) {
+            return Err(ConfigError::invalid(
+                SUMMARIZE_CALL,
+                ErrorClass::TypeError,
+                "store",
+                "an object with a `put(identity, entry)` method",
+                &describe(&store),
+                "Fix: pass your memory store, or omit `store` to fold without writing back.",
+            ));
+        }
+        handle.set_store(&store);
+    }
 
-    core.trigger_min_entries =
-        count(SUMMARIZE_CALL, &get("triggerMinEntries"), "triggerMinEntries", core.trigger_min_entries)?;
-    core.preserve_recent = count(SUMMARIZE_CALL, &get("preserveRecent"), "preserveRecent", core.preserve_recent)?;
-    core.min_fold_entries = count(SUMMARIZE_CALL, &get("minFoldEntries"), "minFoldEntries", core.min_fold_entries)?;
-    core.ttl_ms = number(SUMMARIZE_CALL, &get("ttlMs"), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?;
-    core.timeout_ms =
-        number(SUMMARIZE_CALL, &get("timeoutMs"), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
-    if let Some(prompt) =
-        string(&get("systemPrompt"), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")?
-    {
-        core.system_prompt = prompt;
-    }
-    if let Some(strategy_id) =
-        string(&get("strategyId"), "strategyId", "Fix: pass a name, or omit it for 'memory-summarize'.")?
-    {
-        core.strategy_id = strategy_id;
-    }
+    handle.set_trigger_min_entries(count(SUMMARIZE_CALL, &get("triggerMinEntries"), "triggerMinEntries", 20)? as f64);
+    handle.set_preserve_recent(count(SUMMARIZE_CALL, &get("preserveRecent"), "preserveRecent", 5)? as f64);
+    handle.set_min_fold_entries(count(SUMMARIZE_CALL, &get("minFoldEntries"), "minFoldEntries", 2)? as f64);
+    handle.set_ttl_ms(number(SUMMARIZE_CALL, &get("ttlMs"), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?);
+    handle.set_timeout_ms(
+        number(SUMMARIZE_CALL, &get("timeoutMs"), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?,
+    );
+    let prompt = string(&get("systemPrompt"), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")?;
+    handle.set_system_prompt(&prompt.unwrap_or_else(|| JsString::from(DEFAULT_SYSTEM_PROMPT)));
+    let strategy_id = string(&get("strategyId"), "strategyId", "Fix: pass a name, or omit it for 'memory-summarize'.")?;
+    handle.set_strategy_id(&strategy_id.unwrap_or_else(|| JsString::from(DEFAULT_STRATEGY_ID)));
     let tier = get("summaryTier");
-    if !tier.is_undefined() {
-        core.tier = tier.as_string().as_deref().and_then(Tier::parse).ok_or_else(|| {
+    let tier = if tier.is_undefined() {
+        Tier::Cold
+    } else {
+        tier.as_string().as_deref().and_then(Tier::parse).ok_or_else(|| {
             ConfigError::invalid(
                 SUMMARIZE_CALL,
                 if tier.is_string() { ErrorClass::RangeError } else { ErrorClass::TypeError },
@@ -140,26 +90,13 @@ pub fn read_config(config: &JsValue) -> Result<JsConfig, ConfigError> {
                 &describe(&tier),
                 "Fix: pick one of the three, or omit it for 'cold'.",
             )
-        })?;
-    }
+        })?
+    };
+    handle.set_summary_tier(tier.as_str());
     let on_event = function(&get("onEvent"), "onEvent", "Fix: pass `(type, payload) => void`, or omit it.")?;
-    let now = function(&get("now"), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
-
-    Ok(JsConfig {
-        system_prompt: JsString::from(core.system_prompt.as_str()),
-        strategy_id: JsString::from(core.strategy_id.as_str()),
-        tier: JsString::from(core.tier.as_str()),
-        summary_id_pieces: js_pieces(&summary_id_text()),
-        header_pieces: js_pieces(core.header()),
-        evidence_keys: super::evidence::key_names(),
-        event_type: JsString::from(EVENT_TYPE),
-        strategy_kind: JsString::from(STRATEGY_KIND),
-        core,
-        summarizer,
-        store,
-        on_event: on_event.map(JsValue::from).unwrap_or(JsValue::UNDEFINED),
-        now,
-    })
+    handle.set_on_event(&on_event.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
+    handle.set_now(function(&get("now"), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?);
+    Ok(())
 }
 
 fn number(call: &str, value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {
@@ -183,11 +120,11 @@ pub fn count(call: &str, value: &JsValue, key: &str, default: usize) -> Result<u
     number(call, value, key)?.map_or(Ok(default), |n| count_option(call, key, n, default))
 }
 
-fn string(value: &JsValue, key: &str, fix: &str) -> Result<Option<String>, ConfigError> {
+fn string(value: &JsValue, key: &str, fix: &str) -> Result<Option<JsString>, ConfigError> {
     if value.is_undefined() {
         return Ok(None);
     }
-    value.as_string().map(Some).ok_or_else(|| {
+    value.dyn_ref::<JsString>().cloned().map(Some).ok_or_else(|| {
         ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a string", &describe(value), fix)
     })
 }
@@ -199,10 +136,6 @@ fn function(value: &JsValue, key: &str, fix: &str) -> Result<Option<Function>, C
     value.dyn_ref::<Function>().cloned().map(Some).ok_or_else(|| {
         ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a function", &describe(value), fix)
     })
-}
-
-fn js_pieces(text: &NumberedText) -> js_sys::Array {
-    text.pieces().iter().map(|piece| JsValue::from(JsString::from(piece.as_str()))).collect()
 }
 
 /// The refusal as the JS error class it names.

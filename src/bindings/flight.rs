@@ -1,69 +1,119 @@
-//! Single flight: concurrent runs over the same (identity, span) share one
-//! summarizer call and one write. The first run leads; the others wait on
-//! the flight's promise, then read the shared outcome here.
+//! Single flight: concurrent runs of one stage over the same (identity, span)
+//! share one summarizer call. The first run leads; the others wait on the
+//! flight's promise, then read the shared outcome.
+//!
+//! A flight exists only while its call and write are in the air: the
+//! registry is one list for the module, keyed by stage id and the span's
+//! full key. The outcome is published as soon as it is known, before the
+//! summary's write-back: waiting runs go on then, and a run that arrives
+//! during the write settles from the published summary at once, so a store
+//! that is slow (or never answers) holds no run but the leader's own. Runs
+//! join a flight only on an equal full key (the same identity text and the
+//! same ids), never on a hash.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{OnceCell, RefCell};
+use std::rc::Rc;
 
-use js_sys::Promise;
+use js_sys::{Array, Function, JsString, Promise};
 use wasm_bindgen::JsValue;
 
-use super::glue::{self, FlightSignal};
-use super::span_key::SpanSource;
+use super::glue;
+
 use crate::core::events::{Usage, WriteBack};
-use crate::core::latch::SpanKey;
 
 /// What the leading run's call came to, as every waiting run needs it.
 #[derive(Clone)]
 pub enum FlightOutcome {
+    /// The span's entries could not be read again to make the call: none was made.
+    Unreadable { what: &'static str },
     Failed { cause: String },
     NotSmaller { summary_chars: usize, usage: Option<Usage> },
     Folded { entry: JsValue, summary_chars: usize, write_back: WriteBack, usage: Option<Usage> },
 }
 
+/// A span as a key can be written from it: the identity's text (taken when
+/// its visit considered the fold), the recall's ids and the span's indices.
+/// Writing the key touches every id, so it is written only when another key
+/// of the same length has to be compared with it.
+pub struct SpanSource {
+    pub identity_text: JsString,
+    pub ids: Array,
+    pub span: Rc<[u32]>,
+    key: OnceCell<JsString>,
+}
+
+impl SpanSource {
+    pub fn new(identity_text: JsString, ids: Array, span: Rc<[u32]>) -> SpanSource {
+        SpanSource { identity_text, ids, span, key: OnceCell::new() }
+    }
+
+    pub fn key(&self) -> &JsString {
+        self.key.get_or_init(|| glue::span_key(&self.identity_text, &self.ids, &self.span))
+    }
+}
+
 pub struct Flight {
+    stage_id: f64,
     source: SpanSource,
-    /// The leader's span key, once something has needed it.
-    key: Cell<Option<SpanKey>>,
     outcome: RefCell<Option<FlightOutcome>>,
     /// Made when the first follower arrives: most flights have none.
-    signal: RefCell<Option<FlightSignal>>,
+    waiters: RefCell<Option<(Promise, Function)>>,
+}
+
+thread_local! {
+    static FLIGHTS: RefCell<Vec<Rc<Flight>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether any flight of this stage has a span of this length: only then is
+/// a span's key worth reading.
+/// The flight of this stage over exactly this span: the same full key. No
+/// borrow is held while keys are written (that is JS code).
+pub fn find(stage_id: f64, source: &SpanSource) -> Option<Rc<Flight>> {
+    let same_length: Vec<Rc<Flight>> = FLIGHTS.with_borrow(|flights| {
+        flights.iter().filter(|f| f.stage_id == stage_id && f.source.span.len() == source.span.len()).cloned().collect()
+    });
+    same_length.into_iter().find(|flight| flight.source.key() == source.key())
+}
+
+/// Registers the leader's flight.
+pub fn start(stage_id: f64, source: SpanSource) -> Rc<Flight> {
+    let flight = Rc::new(Flight { stage_id, source, outcome: RefCell::new(None), waiters: RefCell::new(None) });
+    FLIGHTS.with_borrow_mut(|flights| flights.push(flight.clone()));
+    flight
 }
 
 impl Flight {
-    /// `key` when the leader has read it already; else it is read on demand.
-    pub fn new(source: SpanSource, key: Option<SpanKey>) -> Flight {
-        Flight { source, key: Cell::new(key), outcome: RefCell::new(None), signal: RefCell::new(None) }
+    pub fn source(&self) -> &SpanSource {
+        &self.source
     }
 
-    pub fn is_keyed(&self) -> bool {
-        self.source.is_keyed()
+    /// Resolves once the leader has an outcome; then `outcome` is set.
+    pub fn wait(&self) -> Promise {
+        let mut waiters = self.waiters.borrow_mut();
+        let (promise, _) = waiters.get_or_insert_with(|| {
+            let mut resolve = None;
+            let promise = Promise::new(&mut |settle, _| resolve = Some(settle));
+            (promise, resolve.unwrap_or_else(|| Function::new_no_args("")))
+        });
+        promise.clone()
     }
 
-    pub fn span_len(&self) -> usize {
-        self.source.span.len()
-    }
-
-    /// The leader's span key, read on first need; only for a keyed span.
-    pub fn key(&self) -> SpanKey {
-        let key = self.key.get().unwrap_or_else(|| self.source.key());
-        self.key.set(Some(key));
-        key
-    }
-
-    /// Resolves once the leader has finished; then `outcome` is set.
-    pub fn promise(&self) -> Promise {
-        self.signal.borrow_mut().get_or_insert_with(glue::new_flight_signal).promise()
-    }
-
-    pub fn finish(&self, outcome: FlightOutcome) {
+    /// Publishes the outcome: waiting runs go on, and later ones settle from it.
+    pub fn publish(&self, outcome: FlightOutcome) {
         *self.outcome.borrow_mut() = Some(outcome);
-        let signal = self.signal.borrow_mut().take();
-        if let Some(signal) = signal {
-            signal.resolve();
+        let waiters = self.waiters.borrow_mut().take();
+        if let Some((_, resolve)) = waiters {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
         }
     }
 
-    pub fn outcome(&self) -> Option<FlightOutcome> {
+    /// Ends the flight: later runs over the span start their own.
+    pub fn finish(self: &Rc<Flight>) {
+        FLIGHTS.with_borrow_mut(|flights| flights.retain(|other| !Rc::ptr_eq(other, self)));
+    }
+
+    /// The published outcome, if there is one yet.
+    pub fn published(&self) -> Option<FlightOutcome> {
         self.outcome.borrow().clone()
     }
 }

@@ -1,22 +1,24 @@
 //! The wasm-bindgen layer: reads JS values into the core's plain data, awaits
 //! JS promises, writes the scope and emits events. No decisions live here.
 
-mod allocator;
+mod call;
 mod config;
-mod evidence;
 mod extractive;
 pub use extractive::{extractive_budget, extractive_summary};
 mod flight;
 mod glue;
-mod span_key;
-mod stage;
+mod handle;
+mod latches;
+mod output;
+mod visit;
 
+use std::cell::Cell;
+
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use crate::core::format::{summary_entry_id, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
-
-#[global_allocator]
-static ALLOCATOR: allocator::SmallBlockCache = allocator::SmallBlockCache::new();
+use handle::StageHandle;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -37,15 +39,24 @@ extern "C" {
     fn js_string(value: &JsValue) -> String;
 }
 
+thread_local! {
+    /// The stage and `stage.fold` entry points, as the JS functions every
+    /// stage function calls: made once for the module, not once per stage.
+    static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> Promise>::new(visit::run).into_js_value();
+    static FOLD: JsValue =
+        Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> Promise>::new(visit::fold).into_js_value();
+    static NEXT_STAGE_ID: Cell<f64> = const { Cell::new(0.0) };
+}
+
 /// `summarize(config)`: validates the config (throwing at once on a bad one)
 /// and returns the stage function with `fold` attached.
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     install_js_number_text();
-    let config = config::read_config(&config).map_err(config::to_js_error)?;
-    let stage = stage::SummarizeStage::new(config);
-    let facts_from = stage.facts_from();
-    Ok(glue::make_stage(stage.into(), facts_from))
+    let handle = StageHandle::new();
+    config::read_config(&config, &handle).map_err(config::to_js_error)?;
+    handle.set_id(NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0)));
+    Ok(RUN.with(|run| FOLD.with(|fold| glue::make_stage(&handle, run, fold))))
 }
 
 /// `'msg-summary-' + String(from) + '-' + String(to)`.

@@ -1,11 +1,10 @@
 //! The validated stage configuration and the build-time refusal messages.
 //! The bindings read the JS config object; the rules and the words live here.
 
-use super::format::{
-    label_text, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT, LABEL_SEPARATOR,
-};
+use super::format::{label_text, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Tier {
     Hot,
     Warm,
@@ -45,10 +44,8 @@ pub struct StageConfig {
     pub trigger_min_entries: usize,
     pub preserve_recent: usize,
     pub min_fold_entries: usize,
-    pub system_prompt: String,
     pub ttl_ms: Option<f64>,
     pub tier: Tier,
-    pub strategy_id: String,
     pub timeout_ms: Option<f64>,
     /// What a summary's content starts with, before the summarizer's text:
     /// the label naming this shape's author, and its separator. From the
@@ -69,10 +66,8 @@ impl StageConfig {
             trigger_min_entries: 20,
             preserve_recent: 5,
             min_fold_entries: 2,
-            system_prompt: DEFAULT_SYSTEM_PROMPT.to_owned(),
             ttl_ms: None,
             tier: Tier::Cold,
-            strategy_id: DEFAULT_STRATEGY_ID.to_owned(),
             timeout_ms: None,
             header,
         }

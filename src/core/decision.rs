@@ -156,6 +156,12 @@ impl Candidate {
         self.decline(events::not_smaller(self.span, summary_chars, model, usage, caller))
     }
 
+    /// The span could not be read again to `what` (write the transcript,
+    /// gather the messages): declined before any call.
+    pub fn unreadable(&self, what: &str) -> Settled {
+        self.decline(events::unreadable_span(self.span, what))
+    }
+
     pub fn invalid_clock(&self, found: &str) -> Settled {
         self.decline(events::invalid_clock(found))
     }

@@ -2,7 +2,8 @@
 //! were dropped or added, and the evidence, in the key order SPEC §2/§4 fix.
 //! The bindings turn `dropped` indices into the caller's own ids.
 
-use super::fields::{FieldWriter, Key};
+use serde::Serialize;
+
 use super::sentence::Sentence;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -19,14 +20,19 @@ pub struct Event {
 }
 
 /// Token usage a provider reported.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Usage {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<f64>,
 }
 
-/// Evidence payloads; `write_to` writes each variant's keys in SPEC §4 order.
-#[derive(Clone, Debug, PartialEq)]
+/// The `scoreEvidence` object of each kind of event. Serialized as a plain
+/// object whose keys are the fields in order (SPEC §4's key orders), with
+/// absent options left out.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum Evidence {
     CoveredOnly(CoveredOnly),
     Latched(Latched),
@@ -35,14 +41,17 @@ pub enum Evidence {
     NotSmaller(NotSmaller),
     Folded(Folded),
     InvalidInput(InvalidInput),
+    Unreadable(Unreadable),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CoveredOnly {
     pub summarizer_called: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Latched {
     pub span_entries: usize,
     pub span_chars: usize,
@@ -50,7 +59,8 @@ pub struct Latched {
     pub latched: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Predicted {
     pub span_entries: usize,
     pub span_chars: usize,
@@ -59,124 +69,66 @@ pub struct Predicted {
     pub predicted: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Failed {
     pub span_entries: usize,
     pub span_chars: usize,
     pub summarizer_called: bool,
     pub failed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct NotSmaller {
     pub span_entries: usize,
     pub span_chars: usize,
     pub summarizer_called: bool,
     pub summary_chars: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Folded {
     pub summarizer_called: bool,
     pub span_entries: usize,
     pub span_chars: usize,
     pub summary_chars: usize,
     pub persisted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unreadable {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct InvalidInput {
     pub summarizer_called: bool,
     /// Absent when `loaded` itself is the problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub invalid_index: Option<usize>,
     pub invalid_field: String,
-}
-
-impl Usage {
-    fn write_to(&self, out: &mut impl FieldWriter) {
-        out.open(Key::Usage);
-        if let Some(input) = self.input {
-            out.number(Key::Input, input);
-        }
-        if let Some(output) = self.output {
-            out.number(Key::Output, output);
-        }
-        out.close();
-    }
-}
-
-impl Evidence {
-    /// Writes the `scoreEvidence` object's fields in SPEC §4 key order;
-    /// absent options are left out.
-    pub fn write_to(&self, out: &mut impl FieldWriter) {
-        fn optional(
-            out: &mut impl FieldWriter,
-            model: &Option<String>,
-            usage: &Option<Usage>,
-            coalesced: Option<bool>,
-        ) {
-            if let Some(model) = model {
-                out.text(Key::Model, model);
-            }
-            if let Some(usage) = usage {
-                usage.write_to(out);
-            }
-            if let Some(coalesced) = coalesced {
-                out.bool(Key::Coalesced, coalesced);
-            }
-        }
-        // Most variants open with the span and whether the summarizer was called.
-        fn span(out: &mut impl FieldWriter, entries: usize, chars: usize, called: bool) {
-            out.count(Key::SpanEntries, entries);
-            out.count(Key::SpanChars, chars);
-            out.bool(Key::SummarizerCalled, called);
-        }
-        match self {
-            Evidence::CoveredOnly(e) => out.bool(Key::SummarizerCalled, e.summarizer_called),
-            Evidence::Latched(e) => {
-                span(out, e.span_entries, e.span_chars, e.summarizer_called);
-                out.bool(Key::Latched, e.latched);
-            }
-            Evidence::Predicted(e) => {
-                span(out, e.span_entries, e.span_chars, e.summarizer_called);
-                out.count(Key::LabelChars, e.label_chars);
-                out.bool(Key::Predicted, e.predicted);
-            }
-            Evidence::Failed(e) => {
-                span(out, e.span_entries, e.span_chars, e.summarizer_called);
-                out.bool(Key::Failed, e.failed);
-                optional(out, &e.model, &None, e.coalesced);
-            }
-            Evidence::NotSmaller(e) => {
-                span(out, e.span_entries, e.span_chars, e.summarizer_called);
-                out.count(Key::SummaryChars, e.summary_chars);
-                optional(out, &e.model, &e.usage, e.coalesced);
-            }
-            Evidence::Folded(e) => {
-                out.bool(Key::SummarizerCalled, e.summarizer_called);
-                out.count(Key::SpanEntries, e.span_entries);
-                out.count(Key::SpanChars, e.span_chars);
-                out.count(Key::SummaryChars, e.summary_chars);
-                out.bool(Key::Persisted, e.persisted);
-                optional(out, &e.model, &e.usage, e.coalesced);
-            }
-            Evidence::InvalidInput(e) => {
-                out.bool(Key::SummarizerCalled, e.summarizer_called);
-                if let Some(index) = e.invalid_index {
-                    out.count(Key::InvalidIndex, index);
-                }
-                out.text(Key::InvalidField, &e.invalid_field);
-            }
-        }
-    }
 }
 
 /// A span the stage considered folding, as the sentences describe it.
@@ -347,6 +299,9 @@ pub enum WriteBack {
     Written,
     NoStore,
     Failed(String),
+    /// A waiting run's view: the run that made the call is writing the
+    /// summary back (waiting runs go on once the summary exists).
+    ByLeader,
 }
 
 pub struct FoldReport<'a> {
@@ -378,6 +333,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
         WriteBack::Failed(cause) => {
             reason.text(" \u{2014} write-back FAILED (").text(cause).text("), so this fold will be paid again")
         }
+        WriteBack::ByLeader => reason.text(" \u{2014} the run that made the call writes it back"),
     };
     (
         reason.text(report.caller.suffix()).done(),
@@ -391,6 +347,21 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             usage: report.caller.usage(report.usage),
             coalesced: report.caller.coalesced(),
         }),
+    )
+}
+
+/// A span whose entries could not be read again to make the call (a role
+/// with no string form, a getter that throws): no call was made.
+pub fn unreadable_span(span: SpanFacts, what: &str) -> (String, Evidence) {
+    (
+        Sentence::new()
+            .text("invalid-input: the span of ")
+            .span(span)
+            .text(" could not be read again to ")
+            .text(what)
+            .text("; no call was made and recall is served verbatim. Fix whatever writes these entries to the store")
+            .done(),
+        Evidence::Unreadable(Unreadable { span_entries: span.entries, span_chars: span.chars, summarizer_called: false }),
     )
 }
 
@@ -449,15 +420,15 @@ pub mod warning {
 
     pub fn summarizer_failed(strategy_id: &str, cause: &str) -> String {
         format!(
-            "[footprint-summarize] {strategy_id}: the summarizer failed (Cause: {cause}). Recall is served verbatim \
-and the turn is not failed. Shown once per stage instance; every occurrence is on the {EVENT_TYPE} event."
+            "[footprint-summarize] {strategy_id}: the summarizer threw or failed (Cause: {cause}). Recall is served \
+verbatim and the turn is not failed. Shown once per stage instance; every occurrence is on the {EVENT_TYPE} event."
         )
     }
 
     pub fn store_refused(strategy_id: &str, cause: &str) -> String {
         format!(
-            "[footprint-summarize] {strategy_id}: the store refused the summary write ({cause}). The fold was still \
-used for this turn, but it is not persisted, so the next turn pays for it again. Shown once per stage instance; \
+            "[footprint-summarize] {strategy_id}: the summary was not written back, the store refused it ({cause}). The fold \
+was still used for this turn, but it is not persisted, so the next turn pays for it again. Shown once per stage instance; \
 every occurrence is on the {EVENT_TYPE} event."
         )
     }
@@ -471,7 +442,6 @@ every occurrence is on the {EVENT_TYPE} event."
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::js_number::js_number_to_string as num;
 
     const SPAN: SpanFacts = SpanFacts { entries: 3, chars: 120, from_turn: 1.0, to_turn: 2.0 };
 
@@ -648,42 +618,10 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         assert!(json(&evidence).ends_with(r#""usage":{"input":null}}"#));
     }
 
-    /// Evidence as JSON text, to compare key orders as text. Numbers are
-    /// written as JS would, with null for non-finite ones.
+    /// Evidence as JSON text, to compare key orders as text (serde_json
+    /// writes a float with its `.0`, as JS does not).
     fn json(evidence: &Evidence) -> String {
-        struct Json(String);
-        impl Json {
-            fn key(&mut self, key: Key) {
-                if !self.0.ends_with('{') {
-                    self.0.push(',');
-                }
-                self.0 += &format!("{:?}:", key.name());
-            }
-        }
-        impl FieldWriter for Json {
-            fn bool(&mut self, key: Key, value: bool) {
-                self.key(key);
-                self.0 += &value.to_string();
-            }
-            fn number(&mut self, key: Key, value: f64) {
-                self.key(key);
-                self.0 += &if value.is_finite() { num(value) } else { "null".to_owned() };
-            }
-            fn text(&mut self, key: Key, value: &str) {
-                self.key(key);
-                self.0 += &format!("{value:?}");
-            }
-            fn open(&mut self, key: Key) {
-                self.key(key);
-                self.0.push('{');
-            }
-            fn close(&mut self) {
-                self.0.push('}');
-            }
-        }
-        let mut out = Json("{".to_owned());
-        evidence.write_to(&mut out);
-        out.0 + "}"
+        serde_json::to_string(evidence).expect("evidence serializes").replace(".0,", ",").replace(".0}", "}")
     }
 
     #[test]

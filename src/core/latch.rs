@@ -1,76 +1,29 @@
 //! Span keys and the bounded latch of spans refused as not smaller.
 //!
-//! A key is a 128-bit hash of the identity and the span's ids in order, so
-//! the same ids in another conversation are another key (the original keyed
-//! by ids alone, and `msg-3-0` exists in every conversation), and the latch
-//! costs 16 bytes per span however long the ids are.
+//! A key is a 128-bit SipHash-1-3 of the span's full key text (the identity
+//! and the span's ids in order, written by the bindings so that different
+//! spans are different texts), under a seed drawn once per process. The
+//! same ids in another conversation are another key (the original keyed by
+//! ids alone, and `msg-3-0` exists in every conversation), and the latch
+//! costs 16 bytes per span however long the ids are. Because the seed is
+//! secret and random, nobody can search for two spans with one key: a
+//! chance match would cost a verbatim turn, and it never hands one
+//! conversation another's summary (single flight compares full keys).
 
 use std::collections::{HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// Identity + span ids, hashed.
+use siphasher::sip128::{Hasher128, SipHasher13};
+
+/// A span's full key text, hashed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SpanKey(u128);
 
 impl SpanKey {
-    /// `joined` is the UTF-8 of the identity key followed by the span's ids,
-    /// and `lengths` their UTF-16 lengths: together they name the strings
-    /// exactly (so ["ab","c"] and ["a","bc"] differ) without splitting them.
-    pub fn new(joined: &[u8], lengths: &[u32]) -> SpanKey {
-        // Two lanes with different seeds and multipliers. A span's ids can be
-        // tens of kilobytes and are hashed on every considered fold, so this
-        // reads 8 bytes per step with one native 64-bit multiply per lane
-        // (a 128-bit product is a software call on wasm32).
-        let mut lanes = [
-            Lane::new(0x243f_6a88_85a3_08d3, 0xa076_1d64_78bd_642f),
-            Lane::new(0x1319_8a2e_0370_7344, 0xe703_7ed1_a0b4_28db),
-        ];
-        // Both lanes take each word in the same pass: their multiplies are
-        // independent, so they overlap instead of reading the bytes twice.
-        let mut write = |word: u64| {
-            for lane in &mut lanes {
-                lane.write(word);
-            }
-        };
-        write(lengths.len() as u64);
-        for &length in lengths {
-            write(u64::from(length));
-        }
-        let mut words = joined.chunks_exact(8);
-        for word in &mut words {
-            write(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-        }
-        let mut tail = [0u8; 8];
-        tail[..words.remainder().len()].copy_from_slice(words.remainder());
-        write(u64::from_le_bytes(tail) ^ ((joined.len() as u64) << 56));
-        SpanKey((u128::from(lanes[0].finish()) << 64) | u128::from(lanes[1].finish()))
-    }
-}
-
-/// One 64-bit lane of the span-key hash.
-struct Lane {
-    state: u64,
-    multiplier: u64,
-}
-
-impl Lane {
-    fn new(seed: u64, multiplier: u64) -> Lane {
-        Lane { state: seed, multiplier }
-    }
-
-    fn write(&mut self, word: u64) {
-        let mixed = (self.state ^ word).wrapping_mul(self.multiplier);
-        self.state = mixed ^ (mixed >> 29);
-    }
-
-    /// MurmurHash3's 64-bit finalizer: every input bit reaches every output bit.
-    fn finish(&self) -> u64 {
-        let mut h = self.state;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^ (h >> 33)
+    pub fn of(text: &str, seed: [u64; 2]) -> SpanKey {
+        let mut hasher = SipHasher13::new_with_keys(seed[0], seed[1]);
+        hasher.write(text.as_bytes());
+        SpanKey(hasher.finish128().as_u128())
     }
 }
 
@@ -157,10 +110,12 @@ impl Latch {
 mod tests {
     use super::*;
 
+    const SEED: [u64; 2] = [7, 11];
+
+    /// The key text as the bindings write it: a JSON array of the parts.
     fn key(identity: &str, ids: &[&str]) -> SpanKey {
-        let parts: Vec<&str> = std::iter::once(identity).chain(ids.iter().copied()).collect();
-        let lengths: Vec<u32> = parts.iter().map(|p| p.encode_utf16().count() as u32).collect();
-        SpanKey::new(parts.concat().as_bytes(), &lengths)
+        let parts: Vec<String> = std::iter::once(identity).chain(ids.iter().copied()).map(|p| format!("{p:?}")).collect();
+        SpanKey::of(&format!("[{}]", parts.join(",")), SEED)
     }
 
     #[test]
@@ -170,8 +125,12 @@ mod tests {
         assert_ne!(key("a", &["ab", "c"]), key("a", &["a", "bc"]));
         assert_ne!(key("a", &["m1", "m2"]), key("a", &["m2", "m1"]));
         assert_ne!(key("a", &["m1"]), key("am", &["1"]), "the identity is one of the delimited parts");
-        assert_ne!(key("a", &["m1", "m2"]), key("a", &["m1", "m2\u{0}"]), "trailing bytes count");
         assert_ne!(key("a", &["abcdefgh"]), key("a", &["abcdefgi"]));
+    }
+
+    #[test]
+    fn the_seed_changes_every_key() {
+        assert_ne!(SpanKey::of("[\"a\",\"m1\"]", SEED), SpanKey::of("[\"a\",\"m1\"]", [7, 12]));
     }
 
     #[test]

@@ -5,7 +5,6 @@ pub mod config;
 pub mod decision;
 pub mod events;
 pub mod extractive;
-pub mod fields;
 pub mod format;
 pub mod js_number;
 pub mod latch;

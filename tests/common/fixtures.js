@@ -99,7 +99,8 @@ function withConstructorTrap(promise) {
  * `options.shape` is 'callback' or 'provider' (`model`, default 'mini-1';
  * `noUsage`: no usage in the response; `nanUsage`: a NaN input count);
  * `options.store` is 'ok', 'ownThen' (a resolved promise whose own `then` throws),
- * 'reject', 'throw' or 'none'.
+ * 'reject', 'reject404' (rejects with the number 404), 'hang' (never settles),
+ * 'throw' or 'none'. `reply.rejectValue` rejects the call with that value as is.
  */
 export class Harness {
   constructor(options) {
@@ -121,6 +122,7 @@ export class Harness {
     const reply = this.options.reply ?? { text: 'short summary' };
     if (reply.throw !== undefined) throw new Error(reply.throw);
     if (reply.reject !== undefined) return Promise.reject(new Error(reply.reject));
+    if ('rejectValue' in reply) return Promise.reject(reply.rejectValue);
     if (reply.hang) return new Promise(() => {});
     if (reply.gate) return new Promise((resolve) => this.releases.push(() => resolve(this.wrap(reply.text))));
     if (reply.lateText !== undefined) {
@@ -169,6 +171,8 @@ export class Harness {
           if (storeMode === 'throw') throw new Error('store is read-only');
           if (storeMode === 'reject') return Promise.reject(new Error('disk full'));
           if (storeMode === 'ownThen') return withThrowingThen(Promise.resolve());
+          if (storeMode === 'reject404') return Promise.reject(404);
+          if (storeMode === 'hang') return new Promise(() => {});
           return Promise.resolve();
         },
       };

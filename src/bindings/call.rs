@@ -1,0 +1,126 @@
+//! Calls into the user's summarizer and store, awaited as Rust futures.
+//!
+//! A call is started synchronously (`Started::call`), so the stage has made
+//! its summarizer call before it returns its promise, as the original's async
+//! function does; `answer` awaits it under an optional deadline. Nothing here
+//! throws: a sync throw, a rejection and a timeout all become `Err(cause)`.
+
+use js_sys::{Array, JsString, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::glue::{self, Deadline};
+use crate::core::events::Usage;
+use crate::core::js_number::js_number_to_string;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The platform's `AbortController`, for a provider request's `signal`.
+    pub type AbortController;
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> AbortController;
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &AbortController) -> JsValue;
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &AbortController, reason: &JsValue);
+}
+
+/// A call in the air. One that threw at once is settled as failed only when
+/// awaited, like a rejection: until then it holds its span's flight, so runs
+/// started meanwhile wait for it instead of calling again.
+pub struct Started {
+    answer: Result<Promise, String>,
+    deadline: Option<Timer>,
+}
+
+struct Timer {
+    ms: f64,
+    deadline: Deadline,
+    marker: JsValue,
+    controller: Option<AbortController>,
+}
+
+impl Started {
+    /// Calls `target[method](...args)` (or `target(...args)`) now, under
+    /// `timeout_ms`; past it `controller` is aborted.
+    pub fn call(
+        target: &JsValue,
+        method: Option<&str>,
+        args: &Array,
+        timeout_ms: Option<f64>,
+        controller: Option<AbortController>,
+    ) -> Started {
+        let attempt = glue::attempt(target, method, args);
+        if let Some(cause) = attempt.threw() {
+            return Started { answer: Err(cause), deadline: None };
+        }
+        let answer = glue::awaitable(&attempt.value());
+        let deadline = timeout_ms.map(|ms| {
+            let marker: JsValue = Object::new().into();
+            Timer { ms, deadline: glue::deadline(ms, &marker), marker, controller }
+        });
+        Started { answer: Ok(answer), deadline }
+    }
+
+    /// What the call resolved to, or why it failed.
+    pub async fn answer(self) -> Result<JsValue, String> {
+        let answer = self.answer?;
+        let Some(timer) = self.deadline else {
+            return JsFuture::from(answer).await.map_err(|error| glue::cause_of(&error));
+        };
+        let first = Promise::race(&Array::of2(&answer, &timer.deadline.promise()));
+        let settled = JsFuture::from(first).await;
+        timer.deadline.clear();
+        match settled {
+            Ok(value) if value == timer.marker => {
+                let cause = format!("timed out after {} ms", js_number_to_string(timer.ms));
+                if let Some(controller) = &timer.controller {
+                    controller.abort(&js_sys::Error::new(&cause));
+                }
+                Err(cause)
+            }
+            Ok(value) => Ok(value),
+            Err(error) => Err(glue::cause_of(&error)),
+        }
+    }
+}
+
+/// The summarizer's text and, from a provider, the usage it reported.
+pub struct Answer {
+    pub text: JsString,
+    pub usage: Option<Usage>,
+}
+
+/// A provider's response: `{ content, usage? }`.
+pub fn provider_answer(response: JsValue) -> Result<Answer, String> {
+    if !response.is_object() {
+        return Err(format!(
+            "the provider resolved to {} instead of a response object",
+            glue::describe(&response)
+        ));
+    }
+    let field = |key: &str| Reflect::get(&response, &JsValue::from_str(key)).map_err(|e| glue::cause_of(&e));
+    let text = text(field("content")?)?;
+    let usage = field("usage")?;
+    let usage = if usage.is_object() {
+        let count = |key: &str| {
+            Reflect::get(&usage, &JsValue::from_str(key)).ok().and_then(|n| n.as_f64()).filter(|n| n.is_finite())
+        };
+        Some(Usage { input: count("input"), output: count("output") })
+    } else {
+        None
+    };
+    Ok(Answer { text, usage })
+}
+
+/// A callback's answer: the summary text itself.
+pub fn callback_answer(value: JsValue) -> Result<Answer, String> {
+    Ok(Answer { text: text(value)?, usage: None })
+}
+
+fn text(value: JsValue) -> Result<JsString, String> {
+    value
+        .dyn_into::<JsString>()
+        .map_err(|value| format!("the summarizer returned {} instead of a string", glue::describe(&value)))
+}

@@ -1,0 +1,70 @@
+//! Each stage's latch of spans refused as not smaller (SPEC §4 step 9), in
+//! Wasm memory from the stage's first refusal on. A latched stage's handle
+//! is registered with a `FinalizationRegistry`, which frees its latch once
+//! the handle is collected; a stage that never refused anything owns no
+//! Wasm memory at all (see `handle.rs`).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+use js_sys::{Function, JsString};
+use wasm_bindgen::prelude::*;
+
+use super::glue;
+use super::handle::StageHandle;
+use crate::core::latch::{Latch, SpanKey};
+
+thread_local! {
+    static LATCHES: RefCell<HashMap<u64, Latch>> = RefCell::new(HashMap::new());
+    /// Drawn once per process: see `core::latch`.
+    static SEED: Cell<Option<[u64; 2]>> = const { Cell::new(None) };
+    static FREE: Function = Closure::<dyn Fn(f64)>::new(forget).into_js_value().into();
+}
+
+fn seed() -> [u64; 2] {
+    SEED.with(|seed| {
+        seed.get().unwrap_or_else(|| {
+            // Math.random gives 52 random bits a draw; four draws fill 128.
+            let draw = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
+            let drawn = [draw() << 32 | draw(), draw() << 32 | draw()];
+            seed.set(Some(drawn));
+            drawn
+        })
+    })
+}
+
+pub fn key_of(text: &JsString) -> SpanKey {
+    SpanKey::of(&String::from(text), seed())
+}
+
+/// Whether this stage has latched any span of this length: only then is a
+/// span's key worth reading.
+pub fn may_hold(stage: &StageHandle, span_len: usize) -> bool {
+    LATCHES.with_borrow(|latches| latches.get(&(stage.id() as u64)).is_some_and(|l| l.may_hold_span_of(span_len)))
+}
+
+pub fn contains(stage: &StageHandle, key: SpanKey) -> bool {
+    LATCHES.with_borrow(|latches| latches.get(&(stage.id() as u64)).is_some_and(|l| l.contains(key)))
+}
+
+pub fn insert(stage: &StageHandle, key: SpanKey, span_len: usize) {
+    let id = stage.id() as u64;
+    let created = LATCHES.with_borrow_mut(|latches| {
+        let mut created = false;
+        latches
+            .entry(id)
+            .or_insert_with(|| {
+                created = true;
+                Latch::new(Latch::DEFAULT_CAPACITY)
+            })
+            .insert(key, span_len);
+        created
+    });
+    if created {
+        FREE.with(|free| glue::free_when_collected(stage, id as f64, free));
+    }
+}
+
+fn forget(stage_id: f64) {
+    LATCHES.with_borrow_mut(|latches| latches.remove(&(stage_id as u64)));
+}

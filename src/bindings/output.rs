@@ -1,0 +1,137 @@
+//! The plain objects the stage hands to JS, as serde types: the summary entry
+//! (SPEC §2), the event payload, a provider request and `stage.fold`'s
+//! result. Key order is field order. Values that are the caller's own (ids,
+//! identities, entries) or already JS strings pass through untouched
+//! (`serde_wasm_bindgen::preserve`), so large id lists are never copied.
+
+use js_sys::{Array, JsString};
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+
+use crate::core::config::Tier;
+use crate::core::events::Evidence;
+
+/// Plain objects and arrays only (SPEC §1): footprintjs clones what it is given.
+pub fn to_js(value: &impl Serialize) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    // Serializing these types cannot fail: every field is a number, a string,
+    // a struct of them or a preserved JS value.
+    value.serialize(&serializer).unwrap_or(JsValue::UNDEFINED)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryEntry<'a> {
+    pub id: &'a str,
+    pub value: Message<'a>,
+    pub metadata: Metadata,
+    pub version: u32,
+    pub created_at: f64,
+    pub updated_at: f64,
+    pub last_accessed_at: f64,
+    pub access_count: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<f64>,
+    pub tier: Tier,
+    pub source: Source,
+}
+
+#[derive(Serialize)]
+pub struct Message<'a> {
+    pub role: &'a str,
+    pub content: &'a str,
+}
+
+#[derive(Serialize)]
+pub struct Metadata {
+    pub summarizes: Coverage,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Coverage {
+    pub from_turn: f64,
+    pub to_turn: f64,
+    pub entry_count: usize,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub covered_ids: Array,
+    #[serde(skip_serializing_if = "Option::is_none", with = "preserve_option")]
+    pub model: Option<JsString>,
+    pub summarized_at_ms: f64,
+}
+
+#[derive(Serialize)]
+pub struct Source {
+    pub turn: f64,
+    /// The first span entry's `source.identity`, when truthy.
+    #[serde(skip_serializing_if = "JsValue::is_undefined", with = "serde_wasm_bindgen::preserve")]
+    pub identity: JsValue,
+}
+
+/// `agentfootprint.memory.strategy_applied`'s payload (SPEC §2).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Payload<'a> {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub strategy_id: JsString,
+    pub strategy_kind: &'static str,
+    pub reason: &'a str,
+    pub input_memory_count: usize,
+    pub output_memory_count: usize,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub dropped_ids: Array,
+    pub added_ids: &'a [String],
+    pub score_evidence: &'a Evidence,
+}
+
+/// The provider shape's one request (SPEC §4 step 8).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderRequest<'a> {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub system_prompt: JsString,
+    pub messages: [Message<'a>; 1],
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub model: JsString,
+    #[serde(skip_serializing_if = "JsValue::is_undefined", with = "serde_wasm_bindgen::preserve")]
+    pub signal: JsValue,
+}
+
+/// The callback shape's first message: the instruction.
+#[derive(Serialize)]
+pub struct Instruction {
+    pub role: &'static str,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub content: JsString,
+}
+
+/// What `stage.fold` resolves to.
+#[derive(Serialize)]
+pub struct FoldResult {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub recall: JsValue,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub events: Array,
+}
+
+/// `serde_wasm_bindgen::preserve` for an optional JS value.
+mod preserve_option {
+    use serde::Serializer;
+    use wasm_bindgen::JsCast;
+
+    pub fn serialize<T: JsCast, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => serde_wasm_bindgen::preserve::serialize(value, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
+/// One entry of `stage.fold`'s `events`.
+#[derive(Serialize)]
+pub struct EventRecord {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub payload: JsValue,
+}

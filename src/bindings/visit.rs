@@ -1,0 +1,453 @@
+//! One visit of the stage, SPEC §4 top to bottom.
+//!
+//! `visit` runs steps 1–7 and starts the one call (step 8) synchronously,
+//! so the summarizer has been called before the stage returns its promise,
+//! as the original's async function does. The rest is an async tail that
+//! awaits the summarizer and the store as futures (wasm-bindgen-futures
+//! makes the promise the stage returns). The visit owns its state: nothing
+//! is borrowed across an await, so concurrent visits never collide.
+
+use std::rc::Rc;
+
+use js_sys::{Array, Function, JsString, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::call::{self, AbortController, Answer, Started};
+use super::flight::{self, Flight, FlightOutcome, SpanSource};
+use super::glue::{self, RecallRead};
+use super::handle::StageHandle;
+use super::latches;
+use super::output::{self, Coverage, FoldResult, Instruction, Message, Metadata, Payload, ProviderRequest, Source};
+use super::output::SummaryEntry;
+use crate::core::config::{StageConfig, Tier};
+use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
+use crate::core::events::{warning, Caller, Event, InvalidSpot, WriteBack};
+use crate::core::format::{summary_entry_id, transcript, LineText, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::recall::{partition, EntryFacts, SummaryFacts};
+
+/// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
+/// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
+pub fn run(stage: StageHandle, scope: JsValue) -> Promise {
+    let read = glue::read_scope(&scope);
+    let identity = read.identity();
+    visit(stage, read, identity, Target::Scope(scope))
+}
+
+/// `stage.fold(loaded, identity)`: the same visit, resolving to `{ recall, events }`.
+pub fn fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Promise {
+    let read = glue::read_recall(&loaded);
+    visit(stage, read, identity, Target::Fold(loaded))
+}
+
+/// Where a visit's result goes.
+enum Target {
+    /// Assign `scope.loaded` and emit through `scope.$emit`.
+    Scope(JsValue),
+    /// Build `{ recall, events }`; holds the caller's `loaded`.
+    Fold(JsValue),
+}
+
+/// Everything a visit knows once recall is read.
+struct Visit {
+    stage: StageHandle,
+    config: StageConfig,
+    snapshot: Array,
+    ids: Array,
+    identity: JsValue,
+    facts: Vec<EntryFacts>,
+    target: Target,
+}
+
+/// What a visit settled to: recall as slots, the event, and the new summary.
+struct Outcome {
+    settled: Settled,
+    new_summary: JsValue,
+    /// Invalid input: recall is left exactly as given.
+    untouched: bool,
+}
+
+impl Outcome {
+    fn of(settled: Settled) -> Outcome {
+        Outcome { settled, new_summary: JsValue::UNDEFINED, untouched: false }
+    }
+}
+
+fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target) -> Promise {
+    // 1. Recall, read once by iteration (glue.js), with every entry's facts.
+    let snapshot = read.snapshot();
+    let config = stage.core_config();
+    let mut visit = Visit { stage, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
+    if let Some(spot) = read.invalid() {
+        let outcome = visit.invalid_input(InvalidSpot {
+            index: usize::try_from(spot.index()).ok(),
+            field: spot.field(),
+            found: spot.found(),
+            expected: spot.expected(),
+        });
+        return Promise::resolve(&visit.deliver(outcome));
+    }
+    visit.facts = facts_of(&read);
+    if visit.facts.is_empty() {
+        let settled = Settled { recall: Vec::new(), event: None };
+        return Promise::resolve(&visit.deliver(Outcome::of(settled)));
+    }
+
+    // 2–5. Partition, seam, and whether a call is worth making at all.
+    let candidate = match decision::plan(&visit.config, &visit.facts, partition(&visit.facts)) {
+        Plan::Settle(settled) => return Promise::resolve(&visit.deliver(Outcome::of(settled))),
+        Plan::Consider(candidate) => candidate,
+    };
+
+    // 7 and §8: latched, or too short for any summary to pay; another run's
+    // call over the same span; a clock that cannot stamp the fold.
+    let span: Rc<[u32]> = candidate.span_indices().iter().map(|&i| i as u32).collect();
+    let source = glue::identity_key(&visit.identity)
+        .map(|identity_text| SpanSource::new(identity_text, visit.ids.clone(), span.clone()));
+    let key_latched = |source: &SpanSource| {
+        latches::may_hold(&visit.stage, span.len()) && latches::contains(&visit.stage, latches::key_of(source.key()))
+    };
+    if source.as_ref().is_some_and(key_latched) {
+        return Promise::resolve(&visit.deliver(Outcome::of(candidate.latched())));
+    }
+    if candidate.cannot_pass() {
+        return Promise::resolve(&visit.deliver(Outcome::of(candidate.predicted_not_smaller())));
+    }
+    let stage_id = visit.stage.id();
+    let in_flight = |source: &Option<SpanSource>| source.as_ref().and_then(|source| flight::find(stage_id, source));
+    if let Some(flight) = in_flight(&source) {
+        return visit.follow(candidate, flight);
+    }
+    let clock_before_call = match visit.clock_before_call() {
+        Ok(now) => now,
+        Err(found) => {
+            let settled = candidate.invalid_clock(&found);
+            visit.warn_about(settled.event.as_ref());
+            return Promise::resolve(&visit.deliver(Outcome::of(settled)));
+        }
+    };
+    // A user's `now` is user code: it may have started a run over this span.
+    if let Some(flight) = in_flight(&source) {
+        return visit.follow(candidate, flight);
+    }
+
+    // 8. The one call, started now. The flight is listed first: the call
+    // runs user code, which may start another run over this span. Only a
+    // span that can be told apart is anyone else's to join.
+    let flight = source.map(|source| flight::start(stage_id, source));
+    match visit.start_call(&span) {
+        Ok(started) => future_to_promise(visit.lead(candidate, span, flight, started, clock_before_call)),
+        Err(Unreadable(what)) => {
+            let outcome = FlightOutcome::Unreadable { what };
+            Promise::resolve(&visit.conclude(&candidate, flight, outcome))
+        }
+    }
+}
+
+/// The span's entries could not be read again to make the call (to do what
+/// this says): no call was made.
+struct Unreadable(&'static str);
+
+impl Visit {
+    /// Steps 8–10 for the run that makes the call, then settle.
+    async fn lead(
+        self,
+        candidate: Candidate,
+        span: Rc<[u32]>,
+        flight: Option<Rc<Flight>>,
+        started: Started,
+        clock_before_call: f64,
+    ) -> Result<JsValue, JsValue> {
+        // 8. Await the summarizer's answer.
+        let answer = started.answer().await.and_then(|value| match self.stage.model() {
+            Some(_) => call::provider_answer(value),
+            None => call::callback_answer(value),
+        });
+        let Answer { text, usage } = match answer {
+            Ok(answer) => answer,
+            Err(cause) => {
+                let outcome = self.failed(cause);
+                return Ok(self.conclude(&candidate, flight, outcome));
+            }
+        };
+        // 9. A summary that does not make recall smaller is refused, and its
+        // span latched: the same span gives the same answer.
+        let summary_chars = candidate.label_chars() + text.length() as usize;
+        if summary_chars >= candidate.span.chars {
+            if let Some(flight) = &flight {
+                latches::insert(&self.stage, latches::key_of(flight.source().key()), span.len());
+            }
+            let outcome = FlightOutcome::NotSmaller { summary_chars, usage };
+            return Ok(self.conclude(&candidate, flight, outcome));
+        }
+        // 10. Fold: the summary entry, stamped when the fold happens (after
+        // the call; a clock that broke during it keeps the earlier reading).
+        let now = self.clock().unwrap_or(clock_before_call);
+        let entry = self.summary_entry(&candidate, &span, &text, now);
+        let Some(store) = self.store() else {
+            let outcome = FlightOutcome::Folded { entry, summary_chars, write_back: WriteBack::NoStore, usage };
+            return Ok(self.conclude(&candidate, flight, outcome));
+        };
+        // Waiting runs go on as soon as the summary exists: the write is
+        // this run's own (a store that never answers holds no one else).
+        if let Some(flight) = &flight {
+            let outcome =
+                FlightOutcome::Folded { entry: entry.clone(), summary_chars, write_back: WriteBack::ByLeader, usage: None };
+            flight.publish(outcome);
+        }
+        let written = self.put(&store, &entry).await;
+        if let Some(flight) = &flight {
+            flight.finish();
+        }
+        let write_back = match written {
+            Ok(()) => WriteBack::Written,
+            Err(cause) => {
+                self.warn_once(|| warning::store_refused(&self.strategy_id(), &cause));
+                WriteBack::Failed(cause)
+            }
+        };
+        let outcome = FlightOutcome::Folded { entry, summary_chars, write_back, usage };
+        let outcome = self.settle(&candidate, outcome, Caller::Leader);
+        Ok(self.deliver(outcome))
+    }
+
+    /// A run over a span another run is calling for: it settles from that
+    /// run's outcome, at once when it is published already.
+    fn follow(self, candidate: Candidate, flight: Rc<Flight>) -> Promise {
+        if let Some(outcome) = flight.published() {
+            return Promise::resolve(&self.deliver(self.settle(&candidate, outcome, Caller::Follower)));
+        }
+        // Taken now: the leader may publish before this run's future first runs.
+        let published = flight.wait();
+        future_to_promise(async move {
+            // The flight's promise only ever resolves, once the outcome is published.
+            let _ = wasm_bindgen_futures::JsFuture::from(published).await;
+            let outcome = flight.published().unwrap_or_else(|| FlightOutcome::Failed {
+                cause: "the run making the call ended without an outcome".to_owned(),
+            });
+            Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower)))
+        })
+    }
+
+    /// The leader's end without a write: publish, free the span, settle.
+    fn conclude(&self, candidate: &Candidate, flight: Option<Rc<Flight>>, outcome: FlightOutcome) -> JsValue {
+        if let Some(flight) = flight {
+            flight.publish(outcome.clone());
+            flight.finish();
+        }
+        self.deliver(self.settle(candidate, outcome, Caller::Leader))
+    }
+
+    fn settle(&self, candidate: &Candidate, outcome: FlightOutcome, caller: Caller) -> Outcome {
+        let model = self.config.model();
+        match outcome {
+            FlightOutcome::Unreadable { what } => {
+                let settled = candidate.unreadable(what);
+                self.warn_about(settled.event.as_ref());
+                Outcome::of(settled)
+            }
+            FlightOutcome::Failed { cause } => Outcome::of(candidate.failed(model, caller, &cause)),
+            FlightOutcome::NotSmaller { summary_chars, usage } => {
+                Outcome::of(candidate.not_smaller(summary_chars, model, usage, caller))
+            }
+            FlightOutcome::Folded { entry, summary_chars, write_back, usage } => Outcome {
+                settled: candidate.folded(summary_chars, &write_back, model, usage, caller),
+                new_summary: entry,
+                untouched: false,
+            },
+        }
+    }
+
+    fn invalid_input(&self, spot: InvalidSpot) -> Outcome {
+        let settled = decision::invalid_input(self.snapshot.length() as usize, &spot);
+        self.warn_about(settled.event.as_ref());
+        Outcome { settled, new_summary: JsValue::UNDEFINED, untouched: true }
+    }
+
+    /// SPEC §4 step 8: starts the summarizer call. The provider gets the
+    /// transcript as data; the callback gets the span's own value objects.
+    fn start_call(&self, span: &[u32]) -> Result<Started, Unreadable> {
+        let stage = &self.stage;
+        let timeout_ms = self.config.timeout_ms;
+        Ok(match stage.model() {
+            Some(model) => {
+                let text = self.transcript(span).ok_or(Unreadable("write the transcript"))?;
+                let controller = timeout_ms.map(|_| AbortController::new());
+                let request = ProviderRequest {
+                    system_prompt: stage.system_prompt(),
+                    messages: [Message { role: "user", content: &text }],
+                    model,
+                    signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
+                };
+                Started::call(&stage.llm(), Some("complete"), &Array::of1(&output::to_js(&request)), timeout_ms, controller)
+            }
+            None => {
+                let messages = glue::span_values(&self.snapshot, span).ok_or(Unreadable("gather its messages"))?;
+                messages.unshift(&output::to_js(&Instruction { role: "system", content: stage.system_prompt() }));
+                Started::call(&stage.llm(), None, &Array::of1(&messages), timeout_ms, None)
+            }
+        })
+    }
+
+    /// The provider transcript (SPEC §5), or None when a span entry can no
+    /// longer be read.
+    fn transcript(&self, span: &[u32]) -> Option<String> {
+        let texts: Vec<Option<String>> = glue::span_texts(&self.snapshot, span)?.iter().map(|t| t.as_string()).collect();
+        let lines = span.iter().enumerate().map(|(k, &index)| TranscriptLine {
+            role: texts[2 * k].as_deref().map(LineText::Text),
+            turn: self.facts[index as usize].turn,
+            content: LineText::Text(texts[2 * k + 1].as_deref().unwrap_or_default()),
+        });
+        Some(transcript(lines).text)
+    }
+
+    /// The summary entry, in SPEC §2 key order.
+    fn summary_entry(&self, candidate: &Candidate, span: &[u32], text: &JsString, now: f64) -> JsValue {
+        let facts = candidate.span;
+        let anchor = candidate.anchor.unwrap_or(now);
+        let label = self.config.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
+        let content = label + &String::from(text);
+        let first = self.snapshot.get(span[0]);
+        let entry = SummaryEntry {
+            id: &summary_entry_id(facts.from_turn, facts.to_turn),
+            value: Message { role: "system", content: &content },
+            metadata: Metadata {
+                summarizes: Coverage {
+                    from_turn: facts.from_turn,
+                    to_turn: facts.to_turn,
+                    entry_count: facts.entries,
+                    covered_ids: glue::pick_ids(&self.ids, span),
+                    model: self.stage.model(),
+                    summarized_at_ms: now,
+                },
+            },
+            version: 1,
+            created_at: anchor,
+            updated_at: anchor,
+            last_accessed_at: now,
+            access_count: 0,
+            ttl: self.config.ttl_ms.map(|ttl| anchor + ttl),
+            tier: Tier::parse(&self.stage.summary_tier()).unwrap_or(Tier::Cold),
+            source: Source { turn: facts.to_turn, identity: glue::source_identity(&first) },
+        };
+        output::to_js(&entry)
+    }
+
+    fn store(&self) -> Option<JsValue> {
+        Some(self.stage.store()).filter(|store| !store.is_undefined())
+    }
+
+    /// `await store.put(scope.identity, entry)`, under `timeoutMs` when set.
+    async fn put(&self, store: &JsValue, entry: &JsValue) -> Result<(), String> {
+        let args = Array::of2(&self.identity, entry);
+        Started::call(store, Some("put"), &args, self.config.timeout_ms, None).answer().await.map(drop)
+    }
+
+    fn failed(&self, cause: String) -> FlightOutcome {
+        self.warn_once(|| warning::summarizer_failed(&self.strategy_id(), &cause));
+        FlightOutcome::Failed { cause }
+    }
+
+    /// Only a user's `now` can fail, so only it is read before paying for
+    /// the call (NaN with the default clock, which is read after).
+    fn clock_before_call(&self) -> Result<f64, String> {
+        match self.stage.now() {
+            Some(now) => read_clock(&now),
+            None => Ok(f64::NAN),
+        }
+    }
+
+    fn clock(&self) -> Result<f64, String> {
+        match self.stage.now() {
+            Some(now) => read_clock(&now),
+            None => Ok(js_sys::Date::now()),
+        }
+    }
+
+    fn strategy_id(&self) -> String {
+        self.stage.strategy_id().into()
+    }
+
+    fn warn_about(&self, event: Option<&Event>) {
+        if let Some(event) = event {
+            self.warn_once(|| warning::declined(&self.strategy_id(), &event.reason));
+        }
+    }
+
+    /// SPEC §7: at most one console.warn per stage instance.
+    fn warn_once(&self, message: impl FnOnce() -> String) {
+        if !self.stage.warned() {
+            self.stage.set_warned(true);
+            glue::warn(&message());
+        }
+    }
+
+    /// SPEC §4 step 3 and the event: assign `scope.loaded` when recall
+    /// changed and emit, or build `stage.fold`'s result.
+    fn deliver(&self, outcome: Outcome) -> JsValue {
+        let Outcome { settled, new_summary, untouched } = outcome;
+        let payload = settled.event.as_ref().map(|event| self.payload(event));
+        let recall = || glue::pick(&self.snapshot, &settled.recall, &new_summary, NEW_SUMMARY_SLOT);
+        match &self.target {
+            Target::Scope(scope) => {
+                if !untouched && !settled.is_unchanged(self.snapshot.length() as usize) {
+                    glue::assign_loaded(scope, &recall());
+                }
+                if let Some(payload) = &payload {
+                    glue::send_event(scope, &self.stage.on_event(), EVENT_TYPE, payload);
+                }
+                JsValue::UNDEFINED
+            }
+            Target::Fold(loaded) => {
+                let events = Array::new();
+                if let Some(payload) = &payload {
+                    glue::send_event(&JsValue::UNDEFINED, &self.stage.on_event(), EVENT_TYPE, payload);
+                    events.push(&output::to_js(&output::EventRecord { kind: EVENT_TYPE, payload: payload.clone() }));
+                }
+                let recall = if untouched { loaded.clone() } else { recall().into() };
+                output::to_js(&FoldResult { recall, events })
+            }
+        }
+    }
+
+    fn payload(&self, event: &Event) -> JsValue {
+        let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
+        output::to_js(&Payload {
+            strategy_id: self.stage.strategy_id(),
+            strategy_kind: STRATEGY_KIND,
+            reason: &event.reason,
+            input_memory_count: event.input_count,
+            output_memory_count: event.output_count,
+            dropped_ids: glue::pick_ids(&self.ids, &dropped),
+            added_ids: event.added.as_slice(),
+            score_evidence: &event.evidence,
+        })
+    }
+}
+
+/// Reads a user's `now`: a finite number of unix ms, or what was found.
+fn read_clock(now: &Function) -> Result<f64, String> {
+    match now.call0(&JsValue::UNDEFINED) {
+        Ok(value) => value.as_f64().filter(|ms| ms.is_finite()).ok_or_else(|| glue::describe(&value)),
+        Err(error) => Err(format!("nothing (it threw: {})", glue::cause_of(&error))),
+    }
+}
+
+/// The core's facts from what glue.js read (NaN marks what is absent).
+fn facts_of(read: &RecallRead) -> Vec<EntryFacts> {
+    let present = |x: f64| (!x.is_nan()).then_some(x);
+    let turns = read.turns().to_vec();
+    let updated_ats = read.updated_ats().to_vec();
+    let units = read.units().to_vec();
+    let to_turns = read.to_turns().to_vec();
+    let covered = read.covered().to_vec();
+    (0..turns.len())
+        .map(|i| EntryFacts {
+            turn: present(turns[i]),
+            updated_at: present(updated_ats[i]),
+            content_units: units[i] as usize,
+            summary: present(to_turns[i]).map(|to_turn| SummaryFacts { to_turn }),
+            covered: covered[i] != 0,
+        })
+        .collect()
+}
