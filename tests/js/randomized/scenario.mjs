@@ -86,13 +86,15 @@ function generateConversation(random, style, identity) {
       };
       if (style.oddClocks && random.chance(0.3)) {
         if (random.chance(0.5)) delete entry.updatedAt;
-        else entry.updatedAt = random.pick([-1, -1e6, 0, 0.5]);
+        // null counts as absent, like a missing clock.
+        else entry.updatedAt = random.pick([-1, -1e6, 0, 0.5, null]);
       }
       if (!(style.missingTurns && random.chance(0.2))) {
         entry.source = { turn, runtimeStageId: 'call-llm' };
         if (style.sourceIdentity) entry.source.identity = identity;
       } else if (random.chance(0.5)) {
-        entry.source = { runtimeStageId: 'call-llm' };
+        // A null turn counts as absent, like a missing one.
+        entry.source = random.chance(0.5) ? { runtimeStageId: 'call-llm' } : { turn: null, runtimeStageId: 'call-llm' };
       }
       if (random.chance(0.05)) entry.customField = { keep: ['me', 1] };
       entries.push(entry);

@@ -1,4 +1,4 @@
-// The contract (/work/shared/spec/SPEC.md §1, §2, §4, §5, §8) restated as plain
+// The contract (docs/behaviour.md §1, §2, §4, §5, §8) restated as plain
 // functions. The randomized test derives every expectation from these, never
 // from the package, so a disagreement is a real difference from the SPEC.
 
@@ -28,7 +28,9 @@ export function coverageOf(entry) {
     : undefined;
 }
 
-const turnOf = (entry) => entry.source?.turn;
+// `null` counts as absent, for a turn as for `updatedAt` (README, Decisions).
+const turnOf = (entry) => entry.source?.turn ?? undefined;
+const updatedAtOf = (entry) => entry.updatedAt ?? undefined;
 
 /**
  * §8: the first element that is not an object with a string `id`, an object
@@ -46,7 +48,7 @@ export function firstInvalidElement(entries) {
     if (content !== undefined && content !== null && typeof content !== 'string') return { index, field: 'content' };
     const turn = turnOf(entry);
     if (turn !== undefined && !Number.isFinite(turn)) return { index, field: 'turn' };
-    if (entry.updatedAt !== undefined && !Number.isFinite(entry.updatedAt)) return { index, field: 'updatedAt' };
+    if (updatedAtOf(entry) !== undefined && !Number.isFinite(entry.updatedAt)) return { index, field: 'updatedAt' };
   }
   return undefined;
 }
@@ -135,7 +137,7 @@ export function planVisit(loaded, settings) {
 
 /** §2 anchor: max(0, updatedAt + 1 over the span); 0 or NaN falls back to now. */
 export function summaryAnchor(span, now) {
-  const anchor = Math.max(0, ...span.map((entry) => entry.updatedAt + 1));
+  const anchor = Math.max(0, ...span.map((entry) => updatedAtOf(entry) + 1));
   return anchor === 0 || Number.isNaN(anchor) ? now : anchor;
 }
 
