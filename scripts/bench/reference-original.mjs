@@ -6,7 +6,7 @@
  * Why it exists: the original TypeScript stage is not installable from any
  * registry this project can reach, and the issue holds the package to
  * per-recall targets *relative to the original*. So this is a plain-JS port of
- * the original's behaviour as /work/shared/spec/SPEC.md describes it (the
+ * the original's behaviour as docs/behaviour.md describes it (the
  * parity items only), written the way a competent TypeScript author would write
  * it (Set for coverage, one pass over recall, ids mapped once) so that
  * ours/baseline ratios measure the package and not a strawman.
