@@ -77,18 +77,29 @@ export function causeOf(error) {
 
 const RECALL_EXPECTED = 'an array of memory entries, or undefined';
 
+// One facts buffer for every recall (typed arrays are costly to allocate:
+// five per recall were a third of a 20-entry visit). A read made while
+// another is being filled (a getter that re-enters the stage) gets its own.
+// Rust copies the facts out before any user code can run again.
+let scratch = new Float64Array(0);
+let filling = false;
+
 /** One recall as read: see `RecallRead` in src/bindings/glue.rs. */
 function recallRead(snapshot) {
   const n = snapshot.length;
+  let facts = scratch;
+  if (filling) facts = new Float64Array(5 * n);
+  else if (scratch.length < 5 * n) facts = scratch = new Float64Array(Math.max(5 * n, 2 * scratch.length));
   return {
     snapshot,
     identity: undefined,
     ids: new Array(n),
-    turns: new Float64Array(n),
-    updatedAts: new Float64Array(n),
-    units: new Float64Array(n),
-    toTurns: new Float64Array(n),
-    covered: new Uint8Array(n),
+    turns: facts.subarray(0, n),
+    updatedAts: facts.subarray(n, 2 * n),
+    units: facts.subarray(2 * n, 3 * n),
+    toTurns: facts.subarray(3 * n, 4 * n),
+    covered: facts.subarray(4 * n, 5 * n),
+    summaryCount: 0,
     invalid: undefined,
   };
 }
@@ -134,62 +145,81 @@ export function readRecall(loaded) {
     return rejected(-1, 'loaded', `unreadable (iterating it threw: ${causeOf(error)})`, RECALL_EXPECTED);
   }
   const read = recallRead(snapshot);
-  const { ids, turns, updatedAts, units, toTurns } = read;
+  const outermost = !filling;
+  filling = true;
+  try {
+    fillFacts(read);
+  } finally {
+    if (outermost) filling = false;
+  }
+  return read;
+}
+
+function invalidAt(read, index, field, found, expected) {
+  read.invalid = { index, field, found, expected };
+}
+
+/**
+ * Checks every entry of `read.snapshot` and writes its facts (SPEC §8
+ * shapes). This loop is most of a visit's cost, so the checks are inline
+ * and `x - x === 0` stands for `Number.isFinite(x)` on a number.
+ */
+function fillFacts(read) {
+  const { snapshot, ids, turns, updatedAts, units, toTurns, covered } = read;
   let coveredIdLists;
   let i = 0;
-  const reject = (field, found, expected) => {
-    read.invalid = { index: i, field, found, expected };
-    return read;
-  };
   try {
     for (; i < snapshot.length; i++) {
       const entry = snapshot[i];
-      if (typeof entry !== 'object' || entry === null) return reject('entry', describe(entry), 'a memory entry object');
+      if (typeof entry !== 'object' || entry === null) {
+        return invalidAt(read, i, 'entry', describe(entry), 'a memory entry object');
+      }
       const id = entry.id;
-      if (typeof id !== 'string') return reject('id', describe(id), 'a string');
+      if (typeof id !== 'string') return invalidAt(read, i, 'id', describe(id), 'a string');
       ids[i] = id;
       const value = entry.value;
       if (typeof value !== 'object' || value === null) {
-        return reject('value', describe(value), 'an object with a `content`');
+        return invalidAt(read, i, 'value', describe(value), 'an object with a `content`');
       }
       const content = value.content;
       if (typeof content === 'string') units[i] = content.length;
-      else if (content !== undefined && content !== null) {
-        return reject('value.content', describe(content), 'a string, null or absent');
-      }
+      else if (content === undefined || content === null) units[i] = 0;
+      else return invalidAt(read, i, 'value.content', describe(content), 'a string, null or absent');
       turns[i] = NaN;
       const source = entry.source;
       if (typeof source === 'object' && source !== null) {
         const turn = source.turn;
-        if (Number.isFinite(turn)) turns[i] = turn;
+        if (typeof turn === 'number' && turn - turn === 0) turns[i] = turn;
         else if (turn !== undefined && turn !== null) {
-          return reject('source.turn', describe(turn), 'a finite number or absent');
+          return invalidAt(read, i, 'source.turn', describe(turn), 'a finite number or absent');
         }
       }
       const updatedAt = entry.updatedAt;
-      if (Number.isFinite(updatedAt)) updatedAts[i] = updatedAt;
+      if (typeof updatedAt === 'number' && updatedAt - updatedAt === 0) updatedAts[i] = updatedAt;
       else if (updatedAt === undefined || updatedAt === null) updatedAts[i] = NaN;
-      else return reject('updatedAt', describe(updatedAt), 'a finite number or absent');
+      else return invalidAt(read, i, 'updatedAt', describe(updatedAt), 'a finite number or absent');
       const coverage = coverageIn(entry.metadata);
       if (coverage === undefined) {
         toTurns[i] = NaN;
       } else {
-        toTurns[i] = Number.isFinite(coverage.toTurn) ? coverage.toTurn : 0;
+        const toTurn = coverage.toTurn;
+        toTurns[i] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
+        read.summaryCount++;
         // A plain copy: an exotic array (a Proxy) runs its traps here, where
         // a throw is this entry's.
         (coveredIdLists ??= []).push(Array.prototype.slice.call(coverage.coveredIds));
       }
     }
   } catch (error) {
-    return reject('entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
+    return invalidAt(read, i, 'entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
   }
-  if (coveredIdLists !== undefined) {
-    const named = new Set(coveredIdLists.flat());
-    for (let j = 0; j < ids.length; j++) {
-      if (toTurns[j] !== toTurns[j] && named.has(ids[j])) read.covered[j] = 1;
-    }
+  covered.fill(0);
+  if (coveredIdLists === undefined) return;
+  const named = new Set();
+  for (const list of coveredIdLists) for (let k = 0; k < list.length; k++) named.add(list[k]);
+  for (let j = 0; j < ids.length; j++) {
+    if (toTurns[j] !== toTurns[j] && named.has(ids[j])) covered[j] = 1;
   }
-  return read;
 }
 
 /** The caller's own entries at `slots`, with `added` (the new summary) where a slot is `addedSlot`. */
@@ -207,28 +237,67 @@ export function pickIds(ids, indices) {
 }
 
 /**
- * The span's roles and contents, as the transcript writes them: role (or
- * undefined when absent), content (empty when absent), and so on. Undefined
- * when an entry can no longer be read (a role with no string form).
+ * The span's roles and contents for the transcript (SPEC §5): `texts` holds
+ * role, content, role, … (a role is undefined when absent; content is empty
+ * when absent), `absentRoles[k]` is 1 where entry k has no role, and the
+ * texts that hold `<<<` (only those can hold a marker the core defangs) are
+ * sent whole: `marked` joined, at `markedAt`, each `markedLengths` long.
+ * Every other text stays here and is spliced in by `assembleTranscript`:
+ * copying a span's text into Wasm and back cost more than the rest of a
+ * provider fold. Undefined when an entry can no longer be read.
  */
 export function spanTexts(snapshot, span) {
   try {
     const texts = new Array(2 * span.length);
+    const absentRoles = new Uint8Array(span.length);
+    const markedAt = [];
+    const markedLengths = [];
+    let marked = '';
     for (let k = 0; k < span.length; k++) {
       const value = snapshot[span[k]].value;
-      texts[2 * k] = value.role === undefined || value.role === null ? undefined : String(value.role);
+      const role = value.role === undefined || value.role === null ? undefined : String(value.role);
+      if (role === undefined) absentRoles[k] = 1;
+      texts[2 * k] = role;
       texts[2 * k + 1] = typeof value.content === 'string' ? value.content : '';
+      for (const at of [2 * k, 2 * k + 1]) {
+        const text = texts[at];
+        if (text !== undefined && text.includes('<<<')) {
+          markedAt.push(at);
+          markedLengths.push(text.length);
+          marked += text;
+        }
+      }
     }
-    return texts;
+    return {
+      texts,
+      absentRoles,
+      marked,
+      markedAt: Uint32Array.from(markedAt),
+      markedLengths: Uint32Array.from(markedLengths),
+    };
   } catch {
     return undefined;
   }
 }
 
+/** The transcript: the core's text with `texts[piece]` inserted at each UTF-16 `offset` (pairs in `splices`). */
+export function assembleTranscript(texts, text, splices) {
+  let transcript = '';
+  let at = 0;
+  for (let k = 0; k < splices.length; k += 2) {
+    const offset = splices[k];
+    transcript += text.slice(at, offset) + texts[splices[k + 1]];
+    at = offset;
+  }
+  return transcript + text.slice(at);
+}
+
 /** The span's own value objects, oldest first; undefined when one can no longer be read. */
 export function spanValues(snapshot, span) {
   try {
-    return Array.from(span, (index) => snapshot[index].value);
+    const values = new Array(span.length);
+    for (let k = 0; k < span.length; k++) values[k] = snapshot[span[k]].value;
+    return values;
   } catch {
     return undefined;
   }
@@ -319,9 +388,22 @@ function keyPart(part) {
 /**
  * A native promise of what `await value` gives. `JsFuture` follows a promise
  * through its `then` method, which user code may own (and throw from, or
- * lie through `constructor`); `await` ignores both.
+ * lie through `constructor`); `await` ignores both. A plain native promise
+ * (the usual answer) is already that.
  */
-export async function awaitable(value) {
+export function awaitable(value) {
+  if (
+    value instanceof Promise &&
+    Object.getPrototypeOf(value) === Promise.prototype &&
+    !Object.hasOwn(value, 'then') &&
+    !Object.hasOwn(value, 'constructor')
+  ) {
+    return value;
+  }
+  return awaited(value);
+}
+
+async function awaited(value) {
   return await value;
 }
 
@@ -379,6 +461,11 @@ export function deadline(ms, marker) {
     timer = setTimeout(resolve, ms, marker);
   });
   return { promise, clear: () => clearTimeout(timer) };
+}
+
+/** A stage's handle (src/bindings/handle.rs): a copy of its config, its id and its warn-once flag. */
+export function newHandle(config, id) {
+  return { config: { ...config }, id, warned: false };
 }
 
 // Stages that hold Wasm state (a latch) tell Rust to free it when they are

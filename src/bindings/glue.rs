@@ -29,6 +29,9 @@ extern "C" {
     /// 1 where a summary in this recall names the (raw) entry's id.
     #[wasm_bindgen(method, getter)]
     pub fn covered(this: &RecallRead) -> Uint8Array;
+    /// How many entries are summaries.
+    #[wasm_bindgen(method, getter, js_name = summaryCount)]
+    pub fn summary_count(this: &RecallRead) -> u32;
     /// The first spot that broke SPEC §8's shapes, if any.
     #[wasm_bindgen(method, getter)]
     pub fn invalid(this: &RecallRead) -> Option<InvalidSpotJs>;
@@ -76,8 +79,23 @@ extern "C" {
     pub fn pick(snapshot: &Array, slots: &[u32], added: &JsValue, added_slot: u32) -> Array;
     #[wasm_bindgen(js_name = pickIds)]
     pub fn pick_ids(ids: &Array, indices: &[u32]) -> Array;
+    /// See `spanTexts` in glue.js: the span's texts, and those that must
+    /// cross to be defanged.
+    pub type SpanTexts;
     #[wasm_bindgen(js_name = spanTexts)]
-    pub fn span_texts(snapshot: &Array, span: &[u32]) -> Option<Array>;
+    pub fn span_texts(snapshot: &Array, span: &[u32]) -> Option<SpanTexts>;
+    #[wasm_bindgen(method, getter)]
+    pub fn texts(this: &SpanTexts) -> Array;
+    #[wasm_bindgen(method, getter, js_name = absentRoles)]
+    pub fn absent_roles(this: &SpanTexts) -> Vec<u8>;
+    #[wasm_bindgen(method, getter)]
+    pub fn marked(this: &SpanTexts) -> String;
+    #[wasm_bindgen(method, getter, js_name = markedAt)]
+    pub fn marked_at(this: &SpanTexts) -> Vec<u32>;
+    #[wasm_bindgen(method, getter, js_name = markedLengths)]
+    pub fn marked_lengths(this: &SpanTexts) -> Vec<u32>;
+    #[wasm_bindgen(js_name = assembleTranscript)]
+    pub fn assemble_transcript(texts: &Array, text: &str, splices: &[u32]) -> js_sys::JsString;
     #[wasm_bindgen(js_name = spanValues)]
     pub fn span_values(snapshot: &Array, span: &[u32]) -> Option<Array>;
     #[wasm_bindgen(js_name = sourceIdentity)]

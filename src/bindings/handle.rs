@@ -4,79 +4,31 @@
 //! and be freed as soon as it is unreachable. Rust state behind a
 //! wasm-bindgen object is freed only by a finalizer, which runs only when the
 //! event loop turns: a loop that builds 100,000 stages without yielding would
-//! keep all of them in Wasm memory. So the validated config lives here, in
-//! JS, and the visit reads what it needs each time. The only Wasm state a
-//! stage can own is its latch (from its first refusal on, see `latches.rs`).
+//! keep all of them in Wasm memory. So a stage is a JS object: a copy of the
+//! config as `{ ...config }` reads it (taken once, at build, and checked
+//! then; `config.rs`), its id and its warn-once flag. A visit reads the few
+//! settings it needs from it. The only Wasm state a stage can own is its
+//! latch, from its first refusal on (`latches.rs`).
 
-use js_sys::{Function, JsString, Object};
+use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
-use crate::core::config::{Shape, StageConfig};
+use crate::core::config::{Shape, StageConfig, Tier};
+use crate::core::format::{DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
-#[wasm_bindgen]
+#[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
-    #[wasm_bindgen(extends = Object)]
     pub type StageHandle;
-
+    /// `{ config: { ...config }, id, warned: false }`; throws what a getter
+    /// of the config throws.
+    #[wasm_bindgen(js_name = newHandle, catch)]
+    pub fn new_handle(config: &JsValue, id: f64) -> Result<StageHandle, JsValue>;
+    #[wasm_bindgen(method, getter)]
+    pub fn config(this: &StageHandle) -> Settings;
     /// Tells this stage's latch apart from every other stage's.
     #[wasm_bindgen(method, getter)]
     pub fn id(this: &StageHandle) -> f64;
-    #[wasm_bindgen(method, setter)]
-    pub fn set_id(this: &StageHandle, id: f64);
-    /// The provider object, or the callback.
-    #[wasm_bindgen(method, getter)]
-    pub fn llm(this: &StageHandle) -> JsValue;
-    #[wasm_bindgen(method, setter)]
-    pub fn set_llm(this: &StageHandle, llm: &JsValue);
-    /// The provider shape's model; undefined for a callback.
-    #[wasm_bindgen(method, getter)]
-    pub fn model(this: &StageHandle) -> Option<JsString>;
-    #[wasm_bindgen(method, setter)]
-    pub fn set_model(this: &StageHandle, model: Option<JsString>);
-    #[wasm_bindgen(method, getter)]
-    pub fn store(this: &StageHandle) -> JsValue;
-    #[wasm_bindgen(method, setter)]
-    pub fn set_store(this: &StageHandle, store: &JsValue);
-    #[wasm_bindgen(method, getter, js_name = triggerMinEntries)]
-    pub fn trigger_min_entries(this: &StageHandle) -> f64;
-    #[wasm_bindgen(method, setter, js_name = triggerMinEntries)]
-    pub fn set_trigger_min_entries(this: &StageHandle, value: f64);
-    #[wasm_bindgen(method, getter, js_name = preserveRecent)]
-    pub fn preserve_recent(this: &StageHandle) -> f64;
-    #[wasm_bindgen(method, setter, js_name = preserveRecent)]
-    pub fn set_preserve_recent(this: &StageHandle, value: f64);
-    #[wasm_bindgen(method, getter, js_name = minFoldEntries)]
-    pub fn min_fold_entries(this: &StageHandle) -> f64;
-    #[wasm_bindgen(method, setter, js_name = minFoldEntries)]
-    pub fn set_min_fold_entries(this: &StageHandle, value: f64);
-    #[wasm_bindgen(method, getter, js_name = ttlMs)]
-    pub fn ttl_ms(this: &StageHandle) -> Option<f64>;
-    #[wasm_bindgen(method, setter, js_name = ttlMs)]
-    pub fn set_ttl_ms(this: &StageHandle, value: Option<f64>);
-    #[wasm_bindgen(method, getter, js_name = timeoutMs)]
-    pub fn timeout_ms(this: &StageHandle) -> Option<f64>;
-    #[wasm_bindgen(method, setter, js_name = timeoutMs)]
-    pub fn set_timeout_ms(this: &StageHandle, value: Option<f64>);
-    #[wasm_bindgen(method, getter, js_name = systemPrompt)]
-    pub fn system_prompt(this: &StageHandle) -> JsString;
-    #[wasm_bindgen(method, setter, js_name = systemPrompt)]
-    pub fn set_system_prompt(this: &StageHandle, value: &JsString);
-    #[wasm_bindgen(method, getter, js_name = summaryTier)]
-    pub fn summary_tier(this: &StageHandle) -> String;
-    #[wasm_bindgen(method, setter, js_name = summaryTier)]
-    pub fn set_summary_tier(this: &StageHandle, value: &str);
-    #[wasm_bindgen(method, getter, js_name = strategyId)]
-    pub fn strategy_id(this: &StageHandle) -> JsString;
-    #[wasm_bindgen(method, setter, js_name = strategyId)]
-    pub fn set_strategy_id(this: &StageHandle, value: &JsString);
-    #[wasm_bindgen(method, getter, js_name = onEvent)]
-    pub fn on_event(this: &StageHandle) -> JsValue;
-    #[wasm_bindgen(method, setter, js_name = onEvent)]
-    pub fn set_on_event(this: &StageHandle, value: &JsValue);
-    #[wasm_bindgen(method, getter)]
-    pub fn now(this: &StageHandle) -> Option<Function>;
-    #[wasm_bindgen(method, setter)]
-    pub fn set_now(this: &StageHandle, value: Option<Function>);
     /// SPEC §7: set once the stage's one warning is printed.
     #[wasm_bindgen(method, getter)]
     pub fn warned(this: &StageHandle) -> bool;
@@ -84,26 +36,90 @@ extern "C" {
     pub fn set_warned(this: &StageHandle, value: bool);
 }
 
-impl StageHandle {
-    pub fn new() -> StageHandle {
-        let handle: StageHandle = Object::new().unchecked_into();
-        handle.set_warned(false);
-        handle
-    }
+#[wasm_bindgen]
+extern "C" {
+    /// The config as given (SPEC §1's table): every option, as the user wrote it.
+    pub type Settings;
+    #[wasm_bindgen(method, getter)]
+    pub fn llm(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn model(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn store(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = triggerMinEntries)]
+    pub fn trigger_min_entries(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = preserveRecent)]
+    pub fn preserve_recent(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = minFoldEntries)]
+    pub fn min_fold_entries(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = systemPrompt)]
+    pub fn system_prompt(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = ttlMs)]
+    pub fn ttl_ms(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = summaryTier)]
+    pub fn summary_tier(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = strategyId)]
+    pub fn strategy_id(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = onEvent)]
+    pub fn on_event(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = timeoutMs)]
+    pub fn timeout_ms(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn now(this: &Settings) -> JsValue;
 
-    /// The core's view of this stage's config, for one visit (the tier is
-    /// read where the summary entry is written).
+    /// What a provider (`llm.complete`) or a store (`store.put`) must have.
+    pub type Callee;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn complete(this: &Callee) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn put(this: &Callee) -> Result<JsValue, JsValue>;
+}
+
+thread_local! {
+    static DEFAULT_PROMPT: JsString = JsString::from(DEFAULT_SYSTEM_PROMPT);
+    static DEFAULT_STRATEGY: JsString = JsString::from(DEFAULT_STRATEGY_ID);
+}
+
+/// The defaults of SPEC §1's table; `config.rs` checked every value given.
+impl Settings {
+    /// The core's view of the config, for one visit.
     pub fn core_config(&self) -> StageConfig {
-        let shape = match self.model() {
-            Some(model) => Shape::Provider { model: model.into() },
+        let shape = match self.model().as_string() {
+            Some(model) => Shape::Provider { model },
             None => Shape::Callback,
         };
         let mut config = StageConfig::new(shape);
-        config.trigger_min_entries = self.trigger_min_entries() as usize;
-        config.preserve_recent = self.preserve_recent() as usize;
-        config.min_fold_entries = self.min_fold_entries() as usize;
-        config.ttl_ms = self.ttl_ms();
-        config.timeout_ms = self.timeout_ms();
+        let count = |value: JsValue, default: usize| value.as_f64().map_or(default, |n| n as usize);
+        config.trigger_min_entries = count(self.trigger_min_entries(), config.trigger_min_entries);
+        config.preserve_recent = count(self.preserve_recent(), config.preserve_recent);
+        config.min_fold_entries = count(self.min_fold_entries(), config.min_fold_entries);
+        config.ttl_ms = self.ttl_ms().as_f64();
+        config.timeout_ms = self.timeout_ms().as_f64();
         config
+    }
+
+    /// The provider shape's model; None for a callback.
+    pub fn provider_model(&self) -> Option<JsString> {
+        self.model().dyn_into().ok()
+    }
+
+    pub fn instruction(&self) -> JsString {
+        self.system_prompt().dyn_into().unwrap_or_else(|_| DEFAULT_PROMPT.with(JsString::clone))
+    }
+
+    pub fn strategy(&self) -> JsString {
+        self.strategy_id().dyn_into().unwrap_or_else(|_| DEFAULT_STRATEGY.with(JsString::clone))
+    }
+
+    pub fn tier(&self) -> Tier {
+        self.summary_tier().as_string().as_deref().and_then(Tier::parse).unwrap_or(Tier::Cold)
+    }
+
+    pub fn clock(&self) -> Option<Function> {
+        self.now().dyn_into().ok()
+    }
+
+    pub fn write_back(&self) -> Option<JsValue> {
+        Some(self.store()).filter(|store| !store.is_undefined())
     }
 }

@@ -53,9 +53,9 @@ thread_local! {
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     install_js_number_text();
-    let handle = StageHandle::new();
-    config::read_config(&config, &handle).map_err(config::to_js_error)?;
-    handle.set_id(NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0)));
+    let id = NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0));
+    let handle = config::handle_for(&config, id).map_err(config::to_js_error)?;
+    config::check(&handle.config()).map_err(config::to_js_error)?;
     Ok(RUN.with(|run| FOLD.with(|fold| glue::make_stage(&handle, run, fold))))
 }
 

@@ -87,14 +87,22 @@ pub struct Payload<'a> {
 /// The provider shape's one request (SPEC §4 step 8).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ProviderRequest<'a> {
+pub struct ProviderRequest {
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub system_prompt: JsString,
-    pub messages: [Message<'a>; 1],
+    pub messages: [UserMessage; 1],
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub model: JsString,
     #[serde(skip_serializing_if = "JsValue::is_undefined", with = "serde_wasm_bindgen::preserve")]
     pub signal: JsValue,
+}
+
+/// The transcript, as the provider request's one message.
+#[derive(Serialize)]
+pub struct UserMessage {
+    pub role: &'static str,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub content: JsString,
 }
 
 /// The callback shape's first message: the instruction.

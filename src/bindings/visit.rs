@@ -16,15 +16,17 @@ use wasm_bindgen_futures::future_to_promise;
 use super::call::{self, AbortController, Answer, Started};
 use super::flight::{self, Flight, FlightOutcome, SpanSource};
 use super::glue::{self, RecallRead};
-use super::handle::StageHandle;
+use super::handle::{Settings, StageHandle};
 use super::latches;
-use super::output::{self, Coverage, FoldResult, Instruction, Message, Metadata, Payload, ProviderRequest, Source};
+use super::output::{
+    self, Coverage, FoldResult, Instruction, Message, Metadata, Payload, ProviderRequest, Source, UserMessage,
+};
 use super::output::SummaryEntry;
-use crate::core::config::{StageConfig, Tier};
+use crate::core::config::StageConfig;
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, WriteBack};
 use crate::core::format::{summary_entry_id, transcript, LineText, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
-use crate::core::recall::{partition, EntryFacts, SummaryFacts};
+use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
 /// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
@@ -51,6 +53,7 @@ enum Target {
 /// Everything a visit knows once recall is read.
 struct Visit {
     stage: StageHandle,
+    settings: Settings,
     config: StageConfig,
     snapshot: Array,
     ids: Array,
@@ -76,8 +79,9 @@ impl Outcome {
 fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target) -> Promise {
     // 1. Recall, read once by iteration (glue.js), with every entry's facts.
     let snapshot = read.snapshot();
-    let config = stage.core_config();
-    let mut visit = Visit { stage, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
+    let settings = stage.config();
+    let config = settings.core_config();
+    let mut visit = Visit { stage, settings, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
     if let Some(spot) = read.invalid() {
         let outcome = visit.invalid_input(InvalidSpot {
             index: usize::try_from(spot.index()).ok(),
@@ -87,11 +91,12 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
         });
         return Promise::resolve(&visit.deliver(outcome));
     }
-    visit.facts = facts_of(&read);
-    if visit.facts.is_empty() {
-        let settled = Settled { recall: Vec::new(), event: None };
+    let loaded_len = visit.snapshot.length() as usize;
+    if loaded_len == 0 || decision::unchanged_without_reading(&visit.config, loaded_len, read.summary_count() as usize) {
+        let settled = Settled { recall: (0..loaded_len as u32).collect(), event: None };
         return Promise::resolve(&visit.deliver(Outcome::of(settled)));
     }
+    visit.facts = facts_of(&read);
 
     // 2–5. Partition, seam, and whether a call is worth making at all.
     let candidate = match decision::plan(&visit.config, &visit.facts, partition(&visit.facts)) {
@@ -159,7 +164,7 @@ impl Visit {
         clock_before_call: f64,
     ) -> Result<JsValue, JsValue> {
         // 8. Await the summarizer's answer.
-        let answer = started.answer().await.and_then(|value| match self.stage.model() {
+        let answer = started.answer().await.and_then(|value| match self.config.model() {
             Some(_) => call::provider_answer(value),
             None => call::callback_answer(value),
         });
@@ -184,7 +189,7 @@ impl Visit {
         // the call; a clock that broke during it keeps the earlier reading).
         let now = self.clock().unwrap_or(clock_before_call);
         let entry = self.summary_entry(&candidate, &span, &text, now);
-        let Some(store) = self.store() else {
+        let Some(store) = self.settings.write_back() else {
             let outcome = FlightOutcome::Folded { entry, summary_chars, write_back: WriteBack::NoStore, usage };
             return Ok(self.conclude(&candidate, flight, outcome));
         };
@@ -267,38 +272,48 @@ impl Visit {
     /// SPEC §4 step 8: starts the summarizer call. The provider gets the
     /// transcript as data; the callback gets the span's own value objects.
     fn start_call(&self, span: &[u32]) -> Result<Started, Unreadable> {
-        let stage = &self.stage;
+        let settings = &self.settings;
         let timeout_ms = self.config.timeout_ms;
-        Ok(match stage.model() {
+        Ok(match settings.provider_model() {
             Some(model) => {
                 let text = self.transcript(span).ok_or(Unreadable("write the transcript"))?;
                 let controller = timeout_ms.map(|_| AbortController::new());
                 let request = ProviderRequest {
-                    system_prompt: stage.system_prompt(),
-                    messages: [Message { role: "user", content: &text }],
+                    system_prompt: settings.instruction(),
+                    messages: [UserMessage { role: "user", content: text }],
                     model,
                     signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
                 };
-                Started::call(&stage.llm(), Some("complete"), &Array::of1(&output::to_js(&request)), timeout_ms, controller)
+                let request = Array::of1(&output::to_js(&request));
+                Started::call(&settings.llm(), Some("complete"), &request, timeout_ms, controller)
             }
             None => {
                 let messages = glue::span_values(&self.snapshot, span).ok_or(Unreadable("gather its messages"))?;
-                messages.unshift(&output::to_js(&Instruction { role: "system", content: stage.system_prompt() }));
-                Started::call(&stage.llm(), None, &Array::of1(&messages), timeout_ms, None)
+                messages.unshift(&output::to_js(&Instruction { role: "system", content: settings.instruction() }));
+                Started::call(&settings.llm(), None, &Array::of1(&messages), timeout_ms, None)
             }
         })
     }
 
     /// The provider transcript (SPEC §5), or None when a span entry can no
-    /// longer be read.
-    fn transcript(&self, span: &[u32]) -> Option<String> {
-        let texts: Vec<Option<String>> = glue::span_texts(&self.snapshot, span)?.iter().map(|t| t.as_string()).collect();
-        let lines = span.iter().enumerate().map(|(k, &index)| TranscriptLine {
-            role: texts[2 * k].as_deref().map(LineText::Text),
+    /// longer be read. The core lays it out; texts that cannot hold a marker
+    /// stay in JS and are spliced in there (see `spanTexts` in glue.js).
+    fn transcript(&self, span: &[u32]) -> Option<JsString> {
+        let read = glue::span_texts(&self.snapshot, span)?;
+        let absent_roles = read.absent_roles();
+        let marked_at = read.marked_at();
+        let marked = StringTable::from_utf16_lengths(read.marked(), &read.marked_lengths()).ok()?;
+        let text = |at: usize| match marked_at.iter().position(|&m| m as usize == at) {
+            Some(k) => LineText::Text(marked.get(k)),
+            None => LineText::Spliced,
+        };
+        let plan = transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
+            role: (absent_roles[k] == 0).then(|| text(2 * k)),
             turn: self.facts[index as usize].turn,
-            content: LineText::Text(texts[2 * k + 1].as_deref().unwrap_or_default()),
-        });
-        Some(transcript(lines).text)
+            content: text(2 * k + 1),
+        }));
+        let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, piece)| [offset, piece]).collect();
+        Some(glue::assemble_transcript(&read.texts(), &plan.text, &splices))
     }
 
     /// The summary entry, in SPEC §2 key order.
@@ -317,7 +332,7 @@ impl Visit {
                     to_turn: facts.to_turn,
                     entry_count: facts.entries,
                     covered_ids: glue::pick_ids(&self.ids, span),
-                    model: self.stage.model(),
+                    model: self.settings.provider_model(),
                     summarized_at_ms: now,
                 },
             },
@@ -327,14 +342,10 @@ impl Visit {
             last_accessed_at: now,
             access_count: 0,
             ttl: self.config.ttl_ms.map(|ttl| anchor + ttl),
-            tier: Tier::parse(&self.stage.summary_tier()).unwrap_or(Tier::Cold),
+            tier: self.settings.tier(),
             source: Source { turn: facts.to_turn, identity: glue::source_identity(&first) },
         };
         output::to_js(&entry)
-    }
-
-    fn store(&self) -> Option<JsValue> {
-        Some(self.stage.store()).filter(|store| !store.is_undefined())
     }
 
     /// `await store.put(scope.identity, entry)`, under `timeoutMs` when set.
@@ -351,21 +362,21 @@ impl Visit {
     /// Only a user's `now` can fail, so only it is read before paying for
     /// the call (NaN with the default clock, which is read after).
     fn clock_before_call(&self) -> Result<f64, String> {
-        match self.stage.now() {
+        match self.settings.clock() {
             Some(now) => read_clock(&now),
             None => Ok(f64::NAN),
         }
     }
 
     fn clock(&self) -> Result<f64, String> {
-        match self.stage.now() {
+        match self.settings.clock() {
             Some(now) => read_clock(&now),
             None => Ok(js_sys::Date::now()),
         }
     }
 
     fn strategy_id(&self) -> String {
-        self.stage.strategy_id().into()
+        self.settings.strategy().into()
     }
 
     fn warn_about(&self, event: Option<&Event>) {
@@ -394,14 +405,14 @@ impl Visit {
                     glue::assign_loaded(scope, &recall());
                 }
                 if let Some(payload) = &payload {
-                    glue::send_event(scope, &self.stage.on_event(), EVENT_TYPE, payload);
+                    glue::send_event(scope, &self.settings.on_event(), EVENT_TYPE, payload);
                 }
                 JsValue::UNDEFINED
             }
             Target::Fold(loaded) => {
                 let events = Array::new();
                 if let Some(payload) = &payload {
-                    glue::send_event(&JsValue::UNDEFINED, &self.stage.on_event(), EVENT_TYPE, payload);
+                    glue::send_event(&JsValue::UNDEFINED, &self.settings.on_event(), EVENT_TYPE, payload);
                     events.push(&output::to_js(&output::EventRecord { kind: EVENT_TYPE, payload: payload.clone() }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };
@@ -413,7 +424,7 @@ impl Visit {
     fn payload(&self, event: &Event) -> JsValue {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
         output::to_js(&Payload {
-            strategy_id: self.stage.strategy_id(),
+            strategy_id: self.settings.strategy(),
             strategy_kind: STRATEGY_KIND,
             reason: &event.reason,
             input_memory_count: event.input_count,

@@ -1,6 +1,8 @@
 //! The validated stage configuration and the build-time refusal messages.
 //! The bindings read the JS config object; the rules and the words live here.
 
+use std::cell::OnceCell;
+
 use super::format::{label_text, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -49,18 +51,14 @@ pub struct StageConfig {
     pub timeout_ms: Option<f64>,
     /// What a summary's content starts with, before the summarizer's text:
     /// the label naming this shape's author, and its separator. From the
-    /// first and last turns and the number of entries folded.
-    header: NumberedText,
+    /// first and last turns and the number of entries folded. Written on
+    /// first use: most visits never consider a fold.
+    header: OnceCell<NumberedText>,
 }
 
 impl StageConfig {
     /// The documented defaults, for the given shape.
     pub fn new(shape: Shape) -> StageConfig {
-        let author = match &shape {
-            Shape::Provider { model } => model.as_str(),
-            Shape::Callback => CALLBACK_AUTHOR,
-        };
-        let header = label_text(author).followed_by(LABEL_SEPARATOR);
         StageConfig {
             shape,
             trigger_min_entries: 20,
@@ -69,12 +67,18 @@ impl StageConfig {
             ttl_ms: None,
             tier: Tier::Cold,
             timeout_ms: None,
-            header,
+            header: OnceCell::new(),
         }
     }
 
     pub fn header(&self) -> &NumberedText {
-        &self.header
+        self.header.get_or_init(|| {
+            let author = match &self.shape {
+                Shape::Provider { model } => model.as_str(),
+                Shape::Callback => CALLBACK_AUTHOR,
+            };
+            label_text(author).followed_by(LABEL_SEPARATOR)
+        })
     }
 
     pub fn model(&self) -> Option<&str> {

@@ -47,19 +47,12 @@ pub struct Candidate {
     label_chars: usize,
 }
 
-/// SPEC §4 step 5 before any fact is read: with no summary in recall nothing
-/// is excluded, and below the trigger nothing is folded, so recall is
-/// unchanged and there is nothing to explain. glue.js makes this test with
-/// `facts_needed_from` while it reads, and settles such visits without
-/// entering Wasm; `prepare` keeps it as a guard.
+/// SPEC §4 step 5 before any fact is looked at: with no summary in recall
+/// nothing is excluded, and below the trigger nothing is folded, so recall
+/// is unchanged and there is nothing to explain. (The visit checks this
+/// first: most turns of a conversation are such turns.)
 pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summary_count: usize) -> bool {
-    summary_count == 0 && loaded_len < facts_needed_from(config)
-}
-
-/// The recall length from which facts are needed even with no summary in
-/// recall. Below it a reader only has to validate, and count summaries.
-pub fn facts_needed_from(config: &StageConfig) -> usize {
-    config.trigger_min_entries
+    summary_count == 0 && loaded_len < config.trigger_min_entries
 }
 
 pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {
