@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Soak benchmark for footprint-summarize (issue 4). Not a test: it measures
+// Soak benchmark for footprint-summarize. Not a test: it measures
 // whether one long-lived stage instance keeps its memory flat.
 //
 //   node scripts/soak.mjs                          1,000,000 recalls, 10,000 conversations

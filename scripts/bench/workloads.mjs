@@ -231,6 +231,11 @@ function createWorkload(caseName, n, conversation) {
     calls,
     expected,
 
+    /** A new stage for this workload's config. */
+    buildStage(api) {
+      return api.summarize(config);
+    },
+
     stagesFor(api, count) {
       if (!longLivedStages.has(api)) longLivedStages.set(api, api.summarize(config));
       return new Array(count).fill(longLivedStages.get(api));

@@ -1209,7 +1209,7 @@ async fn stage_works_unbound_and_returns_a_real_promise() {
     assert_eq!(f.recall_ids()[0], "msg-summary-1-4");
 }
 
-// ---------------------------------------------------------------- extractive (issue 5)
+// ---------------------------------------------------------------- extractive
 
 #[wasm_bindgen_test]
 fn extractive_is_deterministic_bounded_and_keeps_facts() {
@@ -1254,7 +1254,7 @@ async fn entries_that_throw_never_escape_and_never_block_a_span() {
     assert_eq!(f.call_count(), 0, "no paid call with a transcript that could not be written");
     for result in [&first, &second] {
         let payload = parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")));
-        // No call was made, so the event must not say one was (issue 14's false evidence).
+        // No call was made, so the event must not say one was.
         assert!(reason(&payload).starts_with("invalid-input: the span of 5 entries"), "{payload}");
         assert!(reason(&payload).contains("could not be read again to write the transcript"), "{payload}");
         assert_eq!(payload["scoreEvidence"]["summarizerCalled"], false, "{payload}");
@@ -1329,7 +1329,7 @@ async fn an_identity_getter_that_reenters_the_stage_does_not_disturb_the_outer_r
     assert_eq!(events[0]["scoreEvidence"]["spanChars"], 2000);
 }
 
-// ---------------------------------------------------------------- parity and risks (issue 14)
+// ---------------------------------------------------------------- parity with String(cause), and the write's own risks
 
 #[wasm_bindgen_test]
 async fn a_non_error_rejection_is_named_as_string_names_it() {

@@ -378,7 +378,7 @@ test('premise: footprintjs index reads are live element proxies; iteration yield
 });
 
 test('control: the observations catch a stage that reads by index and always re-assigns', async () => {
-  // The two mistakes issue 3 names in the original: counting through the live
+  // The two mistakes the original makes in a real agent: counting through the live
   // handle after its own write, and writing back a recall it did not change.
   async function careless(scope) {
     const loaded = scope.loaded ?? [];

@@ -1,4 +1,4 @@
-// Randomized test of the SPEC §8 guarantees (issue 4), against the built
+// Randomized test of the SPEC §8 guarantees, against the built
 // package: 2,000 seeded scenarios with exotic Unicode, stored summaries with
 // overlapping and dangling coverage, invalid elements, summarizers that fail,
 // refuse, hang or answer late, stores that fail, two conversations sharing ids,
