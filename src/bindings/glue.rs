@@ -105,7 +105,7 @@ extern "C" {
     #[wasm_bindgen(js_name = spanKey)]
     pub fn span_key(identity_text: &js_sys::JsString, ids: &Array, span: &[u32]) -> js_sys::JsString;
     #[wasm_bindgen(js_name = sendEvent)]
-    pub fn send_event(scope: &JsValue, on_event: &JsValue, kind: &str, payload: &JsValue);
+    pub fn send_event(scope: &JsValue, on_event: &JsValue, kind: &js_sys::JsString, payload: &JsValue);
     #[wasm_bindgen(js_name = assignLoaded)]
     pub fn assign_loaded(scope: &JsValue, recall: &Array);
     pub fn warn(message: &str);

@@ -10,6 +10,38 @@ use wasm_bindgen::JsValue;
 
 use crate::core::config::Tier;
 use crate::core::events::Evidence;
+use crate::core::format::{EVENT_TYPE, STRATEGY_KIND};
+
+/// The fixed strings every fold or event carries, made into JS strings once:
+/// each `JsValue::from_str` is a `TextDecoder` call, and these were a fifth
+/// of that cost in a 20-entry fold.
+pub struct Fixed {
+    pub system: JsString,
+    pub user: JsString,
+    pub event_type: JsString,
+    pub strategy_kind: JsString,
+    tiers: [JsString; 3],
+}
+
+impl Fixed {
+    pub fn tier(&self, tier: Tier) -> JsString {
+        self.tiers[tier as usize].clone()
+    }
+}
+
+thread_local! {
+    static FIXED: Fixed = Fixed {
+        system: "system".into(),
+        user: "user".into(),
+        event_type: EVENT_TYPE.into(),
+        strategy_kind: STRATEGY_KIND.into(),
+        tiers: [Tier::Hot, Tier::Warm, Tier::Cold].map(|tier| tier.as_str().into()),
+    };
+}
+
+pub fn fixed<T>(pick: impl FnOnce(&Fixed) -> T) -> T {
+    FIXED.with(pick)
+}
 
 /// Plain objects and arrays only (SPEC §1): footprintjs clones what it is given.
 pub fn to_js(value: &impl Serialize) -> JsValue {
@@ -23,7 +55,7 @@ pub fn to_js(value: &impl Serialize) -> JsValue {
 #[serde(rename_all = "camelCase")]
 pub struct SummaryEntry<'a> {
     pub id: &'a str,
-    pub value: Message<'a>,
+    pub value: Message,
     pub metadata: Metadata,
     pub version: u32,
     pub created_at: f64,
@@ -32,14 +64,18 @@ pub struct SummaryEntry<'a> {
     pub access_count: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl: Option<f64>,
-    pub tier: Tier,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub tier: JsString,
     pub source: Source,
 }
 
+/// A `{ role, content }` message of JS strings.
 #[derive(Serialize)]
-pub struct Message<'a> {
-    pub role: &'a str,
-    pub content: &'a str,
+pub struct Message {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub role: JsString,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub content: JsString,
 }
 
 #[derive(Serialize)]
@@ -74,7 +110,8 @@ pub struct Source {
 pub struct Payload<'a> {
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub strategy_id: JsString,
-    pub strategy_kind: &'static str,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub strategy_kind: JsString,
     pub reason: &'a str,
     pub input_memory_count: usize,
     pub output_memory_count: usize,
@@ -90,27 +127,11 @@ pub struct Payload<'a> {
 pub struct ProviderRequest {
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub system_prompt: JsString,
-    pub messages: [UserMessage; 1],
+    pub messages: [Message; 1],
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub model: JsString,
     #[serde(skip_serializing_if = "JsValue::is_undefined", with = "serde_wasm_bindgen::preserve")]
     pub signal: JsValue,
-}
-
-/// The transcript, as the provider request's one message.
-#[derive(Serialize)]
-pub struct UserMessage {
-    pub role: &'static str,
-    #[serde(with = "serde_wasm_bindgen::preserve")]
-    pub content: JsString,
-}
-
-/// The callback shape's first message: the instruction.
-#[derive(Serialize)]
-pub struct Instruction {
-    pub role: &'static str,
-    #[serde(with = "serde_wasm_bindgen::preserve")]
-    pub content: JsString,
 }
 
 /// What `stage.fold` resolves to.
@@ -138,8 +159,8 @@ mod preserve_option {
 /// One entry of `stage.fold`'s `events`.
 #[derive(Serialize)]
 pub struct EventRecord {
-    #[serde(rename = "type")]
-    pub kind: &'static str,
+    #[serde(rename = "type", with = "serde_wasm_bindgen::preserve")]
+    pub kind: JsString,
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub payload: JsValue,
 }

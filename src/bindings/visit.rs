@@ -19,13 +19,13 @@ use super::glue::{self, RecallRead};
 use super::handle::{Settings, StageHandle};
 use super::latches;
 use super::output::{
-    self, Coverage, FoldResult, Instruction, Message, Metadata, Payload, ProviderRequest, Source, UserMessage,
+    self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source,
 };
 use super::output::SummaryEntry;
 use crate::core::config::StageConfig;
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, WriteBack};
-use crate::core::format::{summary_entry_id, transcript, LineText, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::format::{summary_entry_id, transcript, LineText, TranscriptLine};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
@@ -280,7 +280,7 @@ impl Visit {
                 let controller = timeout_ms.map(|_| AbortController::new());
                 let request = ProviderRequest {
                     system_prompt: settings.instruction(),
-                    messages: [UserMessage { role: "user", content: text }],
+                    messages: [Message { role: output::fixed(|f| f.user.clone()), content: text }],
                     model,
                     signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
                 };
@@ -289,7 +289,8 @@ impl Visit {
             }
             None => {
                 let messages = glue::span_values(&self.snapshot, span).ok_or(Unreadable("gather its messages"))?;
-                messages.unshift(&output::to_js(&Instruction { role: "system", content: settings.instruction() }));
+                let instruction = Message { role: output::fixed(|f| f.system.clone()), content: settings.instruction() };
+                messages.unshift(&output::to_js(&instruction));
                 Started::call(&settings.llm(), None, &Array::of1(&messages), timeout_ms, None)
             }
         })
@@ -321,11 +322,11 @@ impl Visit {
         let facts = candidate.span;
         let anchor = candidate.anchor.unwrap_or(now);
         let label = self.config.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
-        let content = label + &String::from(text);
+        let content = JsString::from(label).concat(text);
         let first = self.snapshot.get(span[0]);
         let entry = SummaryEntry {
             id: &summary_entry_id(facts.from_turn, facts.to_turn),
-            value: Message { role: "system", content: &content },
+            value: Message { role: output::fixed(|f| f.system.clone()), content },
             metadata: Metadata {
                 summarizes: Coverage {
                     from_turn: facts.from_turn,
@@ -342,7 +343,7 @@ impl Visit {
             last_accessed_at: now,
             access_count: 0,
             ttl: self.config.ttl_ms.map(|ttl| anchor + ttl),
-            tier: self.settings.tier(),
+            tier: output::fixed(|f| f.tier(self.settings.tier())),
             source: Source { turn: facts.to_turn, identity: glue::source_identity(&first) },
         };
         output::to_js(&entry)
@@ -405,15 +406,16 @@ impl Visit {
                     glue::assign_loaded(scope, &recall());
                 }
                 if let Some(payload) = &payload {
-                    glue::send_event(scope, &self.settings.on_event(), EVENT_TYPE, payload);
+                    glue::send_event(scope, &self.settings.on_event(), &output::fixed(|f| f.event_type.clone()), payload);
                 }
                 JsValue::UNDEFINED
             }
             Target::Fold(loaded) => {
                 let events = Array::new();
                 if let Some(payload) = &payload {
-                    glue::send_event(&JsValue::UNDEFINED, &self.settings.on_event(), EVENT_TYPE, payload);
-                    events.push(&output::to_js(&output::EventRecord { kind: EVENT_TYPE, payload: payload.clone() }));
+                    let kind = output::fixed(|f| f.event_type.clone());
+                    glue::send_event(&JsValue::UNDEFINED, &self.settings.on_event(), &kind, payload);
+                    events.push(&output::to_js(&output::EventRecord { kind, payload: payload.clone() }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };
                 output::to_js(&FoldResult { recall, events })
@@ -425,7 +427,7 @@ impl Visit {
         let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
         output::to_js(&Payload {
             strategy_id: self.settings.strategy(),
-            strategy_kind: STRATEGY_KIND,
+            strategy_kind: output::fixed(|f| f.strategy_kind.clone()),
             reason: &event.reason,
             input_memory_count: event.input_count,
             output_memory_count: event.output_count,

@@ -2,11 +2,11 @@
 //! The bindings read the JS config object; the rules and the words live here.
 
 use std::cell::OnceCell;
+use std::sync::OnceLock;
 
-use super::format::{label_text, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
+use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     Hot,
     Warm,
@@ -79,6 +79,14 @@ impl StageConfig {
             };
             label_text(author).followed_by(LABEL_SEPARATOR)
         })
+    }
+
+    /// `utf16_len` of `header().render(numbers)`, without writing the label:
+    /// every considered fold measures its label, few write one.
+    pub fn label_chars(&self, numbers: &[f64]) -> usize {
+        static WITHOUT_AUTHOR: OnceLock<NumberedText> = OnceLock::new();
+        let template = WITHOUT_AUTHOR.get_or_init(|| label_text("").followed_by(LABEL_SEPARATOR));
+        template.utf16_len(numbers) + utf16_len(self.model().unwrap_or(CALLBACK_AUTHOR))
     }
 
     pub fn model(&self) -> Option<&str> {

@@ -84,7 +84,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         .try_fold(0.0_f64, |max, next| next.map(|n| if n.is_nan() { f64::NAN } else { max.max(n) }))
         .filter(|a| *a != 0.0 && !a.is_nan());
     let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
-    let label_chars = config.header().utf16_len(&[from_turn, to_turn_value, split_at as f64]);
+    let label_chars = config.label_chars(&[from_turn, to_turn_value, split_at as f64]);
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
