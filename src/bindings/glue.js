@@ -479,9 +479,15 @@ export function freeWhenCollected(handle, stageId, free) {
 
 /**
  * The stage function footprintjs calls, with `fold` attached, over a
- * handle (src/bindings/handle.rs). It always returns a real Promise: if the
- * Wasm instance itself fails (a trap, such as running out of memory), the
- * visit rejects with that error named, instead of throwing at the caller.
+ * handle (src/bindings/handle.rs). It always returns a real Promise.
+ *
+ * Every function Rust calls here returns instead of throwing, so an
+ * exception out of `run` or `fold` has unwound through Rust frames: a trap
+ * (running out of memory, say) or a JS stack overflow inside Wasm. The
+ * instance's state can no longer be trusted, and visits waiting inside it
+ * would wait forever. So that visit rejects with the failure named, every
+ * visit still in flight rejects with it too, and every later visit rejects
+ * at once.
  */
 export function makeStage(handle, run, fold) {
   const stage = (scope) => guarded(() => run(handle, scope));
@@ -489,12 +495,36 @@ export function makeStage(handle, run, fold) {
   return stage;
 }
 
+/** The reject functions of visits still in flight, and the failure that ended the instance. */
+const inFlight = new Set();
+let instanceFailure;
+
 function guarded(visit) {
+  if (instanceFailure !== undefined) return Promise.reject(instanceFailure);
+  let settled;
   try {
-    return visit();
+    settled = visit();
   } catch (error) {
-    return Promise.reject(
-      new Error(`footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); recall was not changed`),
+    instanceFailure = new Error(
+      `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every ` +
+        'later one are rejected, and recall was not changed. Reload the module (restart the process) to summarize again',
+      { cause: error },
     );
+    for (const reject of inFlight) reject(instanceFailure);
+    inFlight.clear();
+    return Promise.reject(instanceFailure);
   }
+  return new Promise((resolve, reject) => {
+    inFlight.add(reject);
+    settled.then(
+      (value) => {
+        inFlight.delete(reject);
+        resolve(value);
+      },
+      (error) => {
+        inFlight.delete(reject);
+        reject(error);
+      },
+    );
+  });
 }
