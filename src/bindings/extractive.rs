@@ -13,7 +13,6 @@ use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 /// Validates `extractive(options)` and returns its budget; throws on bad options.
 #[wasm_bindgen(js_name = extractiveBudget)]
 pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
-    super::install_js_number_text();
     if options.is_undefined() {
         return Ok(DEFAULT_MAX_CHARS as f64);
     }

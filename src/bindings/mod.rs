@@ -25,13 +25,6 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// Hands the core JS's own `String(x)` for the numbers it does not write
-/// itself. Called by every entry point that may write a number (cheap after
-/// the first call), so it holds however the module was started.
-fn install_js_number_text() {
-    crate::core::js_number::install_host_number_text(|x| js_string(&JsValue::from_f64(x)));
-}
-
 #[wasm_bindgen]
 extern "C" {
     /// The global `String(value)` conversion.
@@ -52,7 +45,6 @@ thread_local! {
 /// and returns the stage function with `fold` attached.
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
-    install_js_number_text();
     let id = NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0));
     let handle = config::handle_for(&config, id).map_err(config::to_js_error)?;
     config::check(&handle.config()).map_err(config::to_js_error)?;
@@ -62,7 +54,6 @@ pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
 /// `'msg-summary-' + String(from) + '-' + String(to)`.
 #[wasm_bindgen(js_name = summaryEntryId)]
 pub fn summary_entry_id_js(from_turn: JsValue, to_turn: JsValue) -> String {
-    install_js_number_text();
     match (from_turn.as_f64(), to_turn.as_f64()) {
         (Some(from), Some(to)) => summary_entry_id(from, to),
         _ => format!("{SUMMARY_ID_PREFIX}{}-{}", js_string(&from_turn), js_string(&to_turn)),

@@ -2,9 +2,11 @@
 //! were dropped or added, and the evidence, in the key order SPEC §2/§4 fix.
 //! The bindings turn `dropped` indices into the caller's own ids.
 
+use std::fmt;
+
 use serde::Serialize;
 
-use super::sentence::Sentence;
+use super::js_number::JsNumber;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
@@ -140,19 +142,34 @@ pub struct SpanFacts {
     pub to_turn: f64,
 }
 
-impl Sentence {
-    /// `"3 entries (turns 1–2, 120 chars)"`.
-    fn span(self, span: SpanFacts) -> Self {
-        self.span_turns(span).text(", ").count(span.chars).text(" chars)")
-    }
+/// `"1 entry"`, `"2 entries"`: a count and the word for it.
+struct Counted(usize, &'static str, &'static str);
 
-    /// `"3 entries (turns 1–2"`: what `span` and a fold's reason both start with.
-    fn span_turns(self, span: SpanFacts) -> Self {
-        self.plural(span.entries, "entry", "entries")
-            .text(" (turns ")
-            .number(span.from_turn)
-            .text("\u{2013}")
-            .number(span.to_turn)
+impl fmt::Display for Counted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Counted(count, one, many) = *self;
+        write!(f, "{count} {}", if count == 1 { one } else { many })
+    }
+}
+
+/// `"3 entries (turns 1–2"`: what a span's description and a fold's reason
+/// both start with.
+struct SpanTurns(SpanFacts);
+
+impl fmt::Display for SpanTurns {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let span = self.0;
+        let entries = Counted(span.entries, "entry", "entries");
+        write!(f, "{entries} (turns {}\u{2013}{}", JsNumber(span.from_turn), JsNumber(span.to_turn))
+    }
+}
+
+/// `"3 entries (turns 1–2, 120 chars)"`.
+struct Span(SpanFacts);
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}, {} chars)", SpanTurns(self.0), self.0.chars)
     }
 }
 
@@ -194,26 +211,22 @@ impl Caller {
 
 pub fn covered_only(excluded: usize, summaries: usize) -> (String, Evidence) {
     (
-        Sentence::new()
-            .plural(excluded, "entry", "entries")
-            .text(" already covered by ")
-            .plural(summaries, "stored summary", "stored summaries")
-            .text(" \u{2014} no new call this turn")
-            .done(),
+        format!(
+            "{} already covered by {} \u{2014} no new call this turn",
+            Counted(excluded, "entry", "entries"),
+            Counted(summaries, "stored summary", "stored summaries"),
+        ),
         Evidence::CoveredOnly(CoveredOnly { summarizer_called: false }),
     )
 }
 
 pub fn latched(span: SpanFacts) -> (String, Evidence) {
     (
-        Sentence::new()
-            .text("the span of ")
-            .span(span)
-            .text(
-                " was refused before as replacement-not-smaller and is not re-asked: \
+        format!(
+            "the span of {} was refused before as replacement-not-smaller and is not re-asked: \
 the same span gives the same answer, so recall is served verbatim",
-            )
-            .done(),
+            Span(span)
+        ),
         Evidence::Latched(Latched {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -225,13 +238,11 @@ the same span gives the same answer, so recall is served verbatim",
 
 pub fn predicted_not_smaller(span: SpanFacts, label_chars: usize) -> (String, Evidence) {
     (
-        Sentence::new()
-            .text("replacement-not-smaller, no call made: the label alone is ")
-            .count(label_chars)
-            .text(" chars, no shorter than the span of ")
-            .span(span)
-            .text(" it would replace, so no summary could make recall smaller; recall is served verbatim")
-            .done(),
+        format!(
+            "replacement-not-smaller, no call made: the label alone is {label_chars} chars, no shorter than the \
+span of {} it would replace, so no summary could make recall smaller; recall is served verbatim",
+            Span(span)
+        ),
         Evidence::Predicted(Predicted {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -244,14 +255,11 @@ pub fn predicted_not_smaller(span: SpanFacts, label_chars: usize) -> (String, Ev
 
 pub fn failed(span: SpanFacts, model: Option<&str>, caller: Caller, cause: &str) -> (String, Evidence) {
     (
-        Sentence::new()
-            .text("summarizer-failed for the span of ")
-            .span(span)
-            .text(": recall is served verbatim and the turn goes on")
-            .text(caller.suffix())
-            .text(". Cause: ")
-            .text(cause)
-            .done(),
+        format!(
+            "summarizer-failed for the span of {}: recall is served verbatim and the turn goes on{}. Cause: {cause}",
+            Span(span),
+            caller.suffix()
+        ),
         Evidence::Failed(Failed {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -271,16 +279,13 @@ pub fn not_smaller(
     caller: Caller,
 ) -> (String, Evidence) {
     (
-        Sentence::new()
-            .text("replacement-not-smaller: the summary with its label is ")
-            .count(summary_chars)
-            .text(" chars and the span of ")
-            .span(span)
-            .text(" is ")
-            .count(span.chars)
-            .text(" chars, so folding would grow recall; the span is latched and served verbatim")
-            .text(caller.suffix())
-            .done(),
+        format!(
+            "replacement-not-smaller: the summary with its label is {summary_chars} chars and the span of {} is {} \
+chars, so folding would grow recall; the span is latched and served verbatim{}",
+            Span(span),
+            span.chars,
+            caller.suffix()
+        ),
         Evidence::NotSmaller(NotSmaller {
             span_entries: span.entries,
             span_chars: span.chars,
@@ -317,26 +322,22 @@ pub struct FoldReport<'a> {
 
 pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
     let span = report.span;
-    let reason = Sentence::new()
-        .text("folded ")
-        .span_turns(span)
-        .text(") into ")
-        .text(report.summary_id)
-        .text("; ")
-        .count(report.kept)
-        .text(" kept verbatim");
-    let reason = match report.write_back {
-        WriteBack::Written => reason.text(" \u{2014} written back, so this span is not summarized again"),
+    let write_back = match report.write_back {
+        WriteBack::Written => " \u{2014} written back, so this span is not summarized again".to_owned(),
         WriteBack::NoStore => {
-            reason.text(" \u{2014} not written back (no store configured), so this fold is paid for every turn")
+            " \u{2014} not written back (no store configured), so this fold is paid for every turn".to_owned()
         }
-        WriteBack::Failed(cause) => {
-            reason.text(" \u{2014} write-back FAILED (").text(cause).text("), so this fold will be paid again")
-        }
-        WriteBack::ByLeader => reason.text(" \u{2014} the run that made the call writes it back"),
+        WriteBack::Failed(cause) => format!(" \u{2014} write-back FAILED ({cause}), so this fold will be paid again"),
+        WriteBack::ByLeader => " \u{2014} the run that made the call writes it back".to_owned(),
     };
     (
-        reason.text(report.caller.suffix()).done(),
+        format!(
+            "folded {}) into {}; {} kept verbatim{write_back}{}",
+            SpanTurns(span),
+            report.summary_id,
+            report.kept,
+            report.caller.suffix()
+        ),
         Evidence::Folded(Folded {
             summarizer_called: report.caller.called(),
             span_entries: span.entries,
@@ -354,13 +355,11 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
 /// with no string form, a getter that throws): no call was made.
 pub fn unreadable_span(span: SpanFacts, what: &str) -> (String, Evidence) {
     (
-        Sentence::new()
-            .text("invalid-input: the span of ")
-            .span(span)
-            .text(" could not be read again to ")
-            .text(what)
-            .text("; no call was made and recall is served verbatim. Fix whatever writes these entries to the store")
-            .done(),
+        format!(
+            "invalid-input: the span of {} could not be read again to {what}; no call was made and recall is \
+served verbatim. Fix whatever writes these entries to the store",
+            Span(span)
+        ),
         Evidence::Unreadable(Unreadable { span_entries: span.entries, span_chars: span.chars, summarizer_called: false }),
     )
 }
@@ -467,7 +466,6 @@ mod tests {
     /// fractional turn, so each piece of each sentence is pinned.
     #[test]
     fn every_reason_reads_in_full() {
-        crate::core::js_number::install_test_host();
         let one = SpanFacts { entries: 1, chars: 9, from_turn: 2.5, to_turn: 3.0 };
         let coalesced = " (coalesced: a concurrent run over the same span made the one call; this run waited for it)";
         assert_eq!(
@@ -571,7 +569,6 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
     /// SPEC §4's key orders, with absent options left out.
     #[test]
     fn evidence_json_keeps_spec_key_order() {
-        crate::core::js_number::install_test_host();
         let usage = Some(Usage { input: Some(1200.0), output: Some(0.5) });
         let report = |caller| FoldReport {
             span: SPAN,

@@ -11,8 +11,7 @@
 //! refused by the stage as replacement-not-smaller anyway.
 
 use super::format::utf16_len;
-use super::string_set::StringSet;
-use super::substring::contains;
+use std::collections::HashSet;
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
 
@@ -123,7 +122,7 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     let mut candidates: Vec<Candidate> = Vec::new();
     // Long spans repeat lines ("Thanks, noted."): a set keeps dedupe linear.
     // Lines are compared as written, so a repeat is never kept twice.
-    let mut seen = StringSet::default();
+    let mut seen = HashSet::new();
     for message in messages {
         for sentence in sentences(message.content) {
             let score = score(sentence);
@@ -131,7 +130,7 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
                 continue;
             }
             let line = format!("{}: {sentence}", message.role);
-            if !seen.insert(&line) {
+            if !seen.insert(line.clone()) {
                 continue;
             }
             let cost = utf16_len(&line);
@@ -197,7 +196,7 @@ fn score(sentence: &str) -> u32 {
         return 0;
     }
     let has_digit = sentence.chars().any(|c| c.is_ascii_digit() || ('\u{FF10}'..='\u{FF19}').contains(&c));
-    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| contains(&lower, p)) {
+    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| lower.contains(p)) {
         return 0;
     }
     let mut score = 1;
@@ -208,7 +207,7 @@ fn score(sentence: &str) -> u32 {
         score += 2;
     }
     for words in [DATE_WORDS, COMMITMENT_WORDS, PREFERENCE_WORDS] {
-        if words.iter().any(|w| contains(&lower, w)) {
+        if words.iter().any(|w| lower.contains(w)) {
             score += 2;
         }
     }

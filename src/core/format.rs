@@ -3,7 +3,6 @@
 //! Every length here is a UTF-16 length, because that is what JS readers see.
 
 use super::js_number::push_js_number;
-use super::substring::{contains, replace_all};
 
 pub const SUMMARY_ID_PREFIX: &str = "msg-summary-";
 pub const SUMMARY_COVERAGE_KEY: &str = "summarizes";
@@ -210,13 +209,8 @@ impl Plan {
 }
 
 fn push_defanged(out: &mut String, text: &str) {
-    // A byte scan for '<' first: most messages hold none, and then neither marker.
-    if text.as_bytes().contains(&b'<') && (contains(text, TRANSCRIPT_OPEN) || contains(text, TRANSCRIPT_CLOSE)) {
-        out.push_str(&replace_all(
-            &replace_all(text, TRANSCRIPT_OPEN, DEFANGED_OPEN),
-            TRANSCRIPT_CLOSE,
-            DEFANGED_CLOSE,
-        ));
+    if text.contains(TRANSCRIPT_OPEN) || text.contains(TRANSCRIPT_CLOSE) {
+        out.push_str(&text.replace(TRANSCRIPT_OPEN, DEFANGED_OPEN).replace(TRANSCRIPT_CLOSE, DEFANGED_CLOSE));
     } else {
         out.push_str(text);
     }
@@ -241,7 +235,6 @@ only while this summary stands.]"
 
     #[test]
     fn numbered_text_measures_what_it_renders() {
-        crate::core::js_number::install_test_host();
         let header = label_text("mini \u{1F600}").followed_by(LABEL_SEPARATOR);
         for numbers in [[1.0, 7.0, 14.0], [0.5, 1e21, 3.0], [-0.0, 123_456.0, 1.0]] {
             let text = header.render(&numbers);
@@ -254,7 +247,6 @@ only while this summary stands.]"
 
     #[test]
     fn ids_use_javascript_number_strings() {
-        crate::core::js_number::install_test_host();
         assert_eq!(summary_entry_id(1.0, 9.0), "msg-summary-1-9");
         assert_eq!(summary_entry_id(-0.0, 1e21), "msg-summary-0-1e+21");
     }
@@ -286,7 +278,6 @@ only while this summary stands.]"
 
     #[test]
     fn spliced_texts_go_in_at_utf16_offsets() {
-        crate::core::js_number::install_test_host();
         let plan = transcript([
             TranscriptLine { role: Some(LineText::Text("😀user")), turn: Some(1.5), content: LineText::Spliced },
             TranscriptLine {

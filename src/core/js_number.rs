@@ -3,108 +3,28 @@
 //! Summary ids (`msg-summary-{from}-{to}`) and the stored label embed turn
 //! numbers exactly as `String(n)` renders them, and other readers match those
 //! strings byte for byte, so Rust's own float formatting (`1e21` →
-//! `"1000000000000000000000"`) is not good enough.
-//!
-//! Turns are small integers, written here. Anything else (fractions, and
-//! magnitudes from 2^53 up, where JS switches to exponent form at 1e21) is
-//! written by the host: in the package that is JavaScript's own `String`,
-//! installed by the bindings before any stage exists. It is exact by
-//! definition and keeps a shortest-digits algorithm out of the Wasm (ryu
-//! cost about 4 KB gzipped of the module's 40 KB budget).
+//! `"1000000000000000000000"`) is not good enough. ryu-js writes the
+//! ECMAScript Number::toString form (`-0` → `"0"`, `NaN`, `Infinity`).
 
-use std::sync::OnceLock;
+use std::fmt;
 
-/// Writes a finite number the integer path does not cover, as `String(x)`.
-pub type HostNumberText = fn(f64) -> String;
-
-static HOST_NUMBER_TEXT: OnceLock<HostNumberText> = OnceLock::new();
-
-/// Installs the host's `String(x)`. The first installation wins.
-pub fn install_host_number_text(text: HostNumberText) {
-    let _ = HOST_NUMBER_TEXT.set(text);
-}
-
-/// Below this, every integer-valued f64 is exact as an i64 and JS writes it
-/// in plain digits.
-const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
-
-/// `String(x)` for a JS number (`-0` → `"0"`, `NaN`, `Infinity`).
+/// `String(x)` for a JS number.
 pub fn js_number_to_string(x: f64) -> String {
-    let mut text = String::new();
-    push_js_number(&mut text, x);
-    text
+    ryu_js::Buffer::new().format(x).to_owned()
 }
 
-/// Appends `String(x)` to `text`. Integers, the usual case, are written
-/// without allocating and without `core::fmt`: they are in every summary id,
-/// reason and label length.
+/// Appends `String(x)` to `text`.
 pub fn push_js_number(text: &mut String, x: f64) {
-    if x.is_nan() {
-        text.push_str("NaN");
-    } else if x.is_infinite() {
-        text.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
-    } else if x.fract() == 0.0 && x.abs() < EXACT_INTEGERS {
-        // `as i64` also turns -0 into 0, as JS writes it.
-        let value = x as i64;
-        if value < 0 {
-            text.push('-');
-        }
-        push_digits(text, value.unsigned_abs());
-    } else {
-        match HOST_NUMBER_TEXT.get() {
-            Some(host) => text.push_str(&host(x)),
-            // No host installed: never the case in the package (the bindings
-            // install one at start). Written so that any test that forgets fails.
-            None => text.push_str("NaN"),
-        }
-    }
+    text.push_str(ryu_js::Buffer::new().format(x));
 }
 
-/// Appends a count in decimal digits, as `String(n)` writes it.
-pub fn push_count(text: &mut String, count: usize) {
-    push_digits(text, count as u64);
-}
+/// Formats as `String(x)`: `format!("turn {}", JsNumber(x))`.
+pub struct JsNumber(pub f64);
 
-/// Appends the decimal digits of `value`.
-fn push_digits(text: &mut String, mut value: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
-            break;
-        }
+impl fmt::Display for JsNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(ryu_js::Buffer::new().format(self.0))
     }
-    for &digit in &digits[start..] {
-        text.push(char::from(digit));
-    }
-}
-
-/// A host for native tests: JS's Number::toString layout over Rust's shortest
-/// round-trip digits (`{:e}`), checked against Node's output in the tests
-/// below. Tests that write non-integers install it; one host per process.
-#[cfg(test)]
-pub(crate) fn install_test_host() {
-    install_host_number_text(|x| {
-        let text = format!("{:e}", x.abs());
-        let (mantissa, exponent) = text.split_once('e').unwrap();
-        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-        let digits = digits.trim_end_matches('0');
-        let (k, n) = (digits.len() as i32, exponent.parse::<i32>().unwrap() + 1);
-        let body = if k <= n && n <= 21 {
-            format!("{digits}{}", "0".repeat((n - k) as usize))
-        } else if 0 < n && n <= 21 {
-            format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-        } else if -6 < n && n <= 0 {
-            format!("0.{}{digits}", "0".repeat((-n) as usize))
-        } else {
-            let fraction = if k > 1 { format!(".{}", &digits[1..]) } else { String::new() };
-            format!("{}{fraction}e{}{}", &digits[..1], if n > 0 { "+" } else { "-" }, (n - 1).abs())
-        };
-        format!("{}{body}", if x < 0.0 { "-" } else { "" })
-    });
 }
 
 #[cfg(test)]
@@ -128,14 +48,12 @@ mod tests {
             assert_eq!(js_number_to_string(*x), *expected, "String({x:?})");
         }
         let mut text = String::from("n=");
-        push_digits(&mut text, u64::MAX);
         push_js_number(&mut text, -12.0);
-        assert_eq!(text, "n=18446744073709551615-12");
+        assert_eq!(format!("{text} {}", JsNumber(1e21)), "n=-12 1e+21");
     }
 
     #[test]
-    fn everything_else_is_the_hosts_text() {
-        install_test_host();
+    fn fractions_and_large_magnitudes_too() {
         // Expected values are what `String(x)` prints in Node 20; the shared
         // Wasm suite checks ten of them against JS's own String.
         let cases: &[(f64, &str)] = &[

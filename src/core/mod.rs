@@ -9,6 +9,3 @@ pub mod format;
 pub mod js_number;
 pub mod latch;
 pub mod recall;
-pub mod sentence;
-pub mod string_set;
-pub mod substring;

@@ -80,6 +80,7 @@ export function createSummarizer(ctx) {
 }
 
 export function createStore(ctx) {
+  const { settings } = ctx;
   let nextAnswer = 0;
   return {
     put(identity, entry) {
@@ -96,14 +97,16 @@ export function createStore(ctx) {
           } catch (error) {
             ctx.violations.push({ wave: ctx.waveIndex, where: 'store.put', message: `the entry written cannot be cloned: ${error.message}` });
           }
-          return script.kind === 'ok' ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, 1));
+          return script.kind === 'ok' ? Promise.resolve() : later(settings, () => undefined);
         }
         case 'throw':
           throw new Error(script.message);
         case 'reject':
           return Promise.reject(new Error(script.message));
         case 'reject-delayed':
-          return new Promise((_, reject) => setTimeout(() => reject(new Error(script.message)), 1));
+          return later(settings, () => {
+            throw new Error(script.message);
+          });
         default:
           throw new Error(`unknown store script ${script.kind}`);
       }
@@ -159,4 +162,16 @@ export function createScope(run) {
     if (run.spec.emitThrows) throw new Error('$emit observer exploded');
   };
   return scope;
+}
+
+/**
+ * `answer()` a little later. With a deadline configured (it bounds the write
+ * too) the delay is a few microtask hops, which always beat a timer, so the
+ * outcome does not depend on scheduling.
+ */
+function later(settings, answer) {
+  if (settings.timeoutMs === undefined) return new Promise((resolve) => setTimeout(resolve, 1)).then(answer);
+  return Promise.resolve()
+    .then(() => undefined)
+    .then(answer);
 }
