@@ -275,9 +275,10 @@ export interface SummarizeConfig {
    */
   readonly onEvent?: (type: StrategyAppliedEventType, payload: StrategyAppliedPayload) => void;
   /**
-   * Beyond the original: summarizer deadline in ms. Past it the call counts
-   * as failed (recall is served verbatim) and a provider request's `signal`
-   * is aborted.
+   * Beyond the original: deadline in ms for the summarizer call and for the
+   * store write. Past it the call counts as failed (recall is served
+   * verbatim) and a provider request's `signal` is aborted; a write counts as
+   * not persisted (the fold still applies to this turn).
    */
   readonly timeoutMs?: number;
   /** Beyond the original: the clock, in unix ms. Default `Date.now`. */
