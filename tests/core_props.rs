@@ -18,20 +18,25 @@ struct Recall {
 }
 
 impl Recall {
-    /// The facts as the reader marks them: a raw entry is covered when some
+    /// The facts as the reader marks them: an entry is covered when another
     /// summary's coveredIds names its id.
     fn facts(&self) -> Vec<EntryFacts> {
-        let named: Vec<&String> = self.covered.iter().flatten().collect();
-        self.facts
-            .iter()
-            .zip(&self.ids)
-            .map(|(fact, id)| EntryFacts { covered: fact.summary.is_none() && named.contains(&id), ..fact.clone() })
+        (0..self.facts.len())
+            .map(|index| {
+                let id = &self.ids[index];
+                let own = self.facts[index].summary.is_some().then(|| self.position_of(index));
+                let covered = self.covered.iter().enumerate().any(|(list, names)| Some(list) != own && names.contains(id));
+                EntryFacts { covered, ..self.facts[index].clone() }
+            })
             .collect()
     }
 
+    fn position_of(&self, summary: usize) -> usize {
+        self.facts[..summary].iter().filter(|f| f.summary.is_some()).count()
+    }
+
     fn covered_by(&self, index: usize) -> &[String] {
-        let position = self.facts[..index].iter().filter(|f| f.summary.is_some()).count();
-        &self.covered[position]
+        &self.covered[self.position_of(index)]
     }
 }
 
@@ -62,7 +67,8 @@ fn recall() -> impl Strategy<Value = Recall> {
                 let at = at.min(facts.len());
                 let names: Vec<String> = names.into_iter().map(|n| format!("m{n}😀")).collect();
                 ids.insert(at, format!("summary-{s}"));
-                facts.insert(at, EntryFacts { summary: Some(SummaryFacts { to_turn }), ..EntryFacts::default() });
+                let summary = SummaryFacts { to_turn, from_turn: to_turn - 1.0 };
+                facts.insert(at, EntryFacts { summary: Some(summary), ..EntryFacts::default() });
                 // Covered ids are listed in entry order of their summaries.
                 let position = facts[..at].iter().filter(|f| f.summary.is_some()).count();
                 covered.insert(position, names);
@@ -72,13 +78,17 @@ fn recall() -> impl Strategy<Value = Recall> {
 }
 
 fn config() -> impl Strategy<Value = StageConfig> {
-    (0usize..30, 0usize..10, 0usize..6).prop_map(|(trigger, preserve, min_fold)| {
-        let mut config = StageConfig::new(Shape::Callback);
-        config.trigger_min_entries = trigger;
-        config.preserve_recent = preserve;
-        config.min_fold_entries = min_fold;
-        config
-    })
+    (0usize..30, 0usize..10, 0usize..6, prop::option::of(1usize..4), prop::option::of(0usize..3000)).prop_map(
+        |(trigger, preserve, min_fold, max_summaries, trigger_min_chars)| {
+            let mut config = StageConfig::new(Shape::Callback);
+            config.trigger_min_entries = trigger;
+            config.preserve_recent = preserve;
+            config.min_fold_entries = min_fold;
+            config.max_summaries = max_summaries;
+            config.trigger_min_chars = trigger_min_chars;
+            config
+        },
+    )
 }
 
 /// Every outcome a visit can settle to, for the plan of this recall.
@@ -87,7 +97,7 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
     match plan(config, &facts, partition(&facts)) {
         Plan::Settle(settled) => vec![(settled, Vec::new())],
         Plan::Consider(candidate) => {
-            let span_ids: Vec<String> = candidate.span_indices().iter().map(|&i| recall.ids[i].clone()).collect();
+            let span_ids: Vec<String> = candidate.folded_indices().iter().map(|&i| recall.ids[i].clone()).collect();
             vec![
                 (candidate.latched(), Vec::new()),
                 (candidate.predicted_not_smaller(), Vec::new()),
@@ -102,24 +112,51 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
+    /// Every input id is in recall, or named by a summary in recall,
+    /// directly or through a summary it names.
     #[test]
     fn nothing_is_lost(recall in recall(), config in config()) {
         for (settled, new_summary_covers) in outcomes(&recall, &config) {
             let mut present: Vec<&str> = Vec::new();
+            let mut named: Vec<&str> = Vec::new();
             for &slot in &settled.recall {
                 if slot == NEW_SUMMARY_SLOT {
-                    present.extend(new_summary_covers.iter().map(String::as_str));
+                    named.extend(new_summary_covers.iter().map(String::as_str));
                 } else {
                     let index = slot as usize;
-                    present.push(&recall.ids[index]);
-                    if recall.facts[index].summary.is_some() {
-                        present.extend(recall.covered_by(index).iter().map(String::as_str));
+                    named.push(&recall.ids[index]);
+                }
+            }
+            while let Some(id) = named.pop() {
+                if present.contains(&id) {
+                    continue;
+                }
+                present.push(id);
+                for (index, candidate) in recall.ids.iter().enumerate() {
+                    if candidate == id && recall.facts[index].summary.is_some() {
+                        named.extend(recall.covered_by(index).iter().map(String::as_str));
                     }
                 }
             }
             for id in &recall.ids {
                 prop_assert!(present.contains(&id.as_str()), "{} lost", id);
             }
+        }
+    }
+
+    /// With `maxSummaries`, a fold leaves at most that many summaries in recall.
+    #[test]
+    fn a_rolling_fold_leaves_at_most_max_summaries(recall in recall(), config in config()) {
+        let Some(max) = config.max_summaries else { return Ok(()) };
+        let facts = recall.facts();
+        if let Plan::Consider(candidate) = plan(&config, &facts, partition(&facts)) {
+            let settled = candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader);
+            let summaries = settled
+                .recall
+                .iter()
+                .filter(|&&s| s == NEW_SUMMARY_SLOT || recall.facts[s as usize].summary.is_some())
+                .count();
+            prop_assert!(summaries <= max, "{} summaries, max {}", summaries, max);
         }
     }
 
@@ -153,7 +190,7 @@ proptest! {
         let part = partition(&facts);
         let raw = part.raw.clone();
         if let Plan::Consider(candidate) = plan(&config, &facts, part) {
-            let span = candidate.span_indices();
+            let span = candidate.raw_span();
             prop_assert!(!span.is_empty());
             prop_assert_eq!(span, &raw[..span.len()]);
             if let (Some(&last), Some(&first_kept)) = (span.last(), raw.get(span.len())) {

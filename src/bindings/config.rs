@@ -8,7 +8,8 @@ use wasm_bindgen::JsCast;
 use super::glue::{cause_of, describe};
 use super::handle::{new_handle, Callee, Settings, StageHandle};
 use crate::core::config::{
-    count_option, timeout_option, ttl_option, ConfigError, ErrorClass, Shape, StageConfig, Tier, SUMMARIZE_CALL,
+    count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option, ConfigError, ErrorClass,
+    Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 
 /// A stage's handle over a copy of `config`, refusing one that is not an
@@ -27,8 +28,28 @@ pub fn handle_for(config: &JsValue, id: f64) -> Result<StageHandle, ConfigError>
     if !config.is_object() {
         return Err(refusal(&describe(config)));
     }
-    new_handle(config, id)
+    KNOWN
+        .with(|known| new_handle(config, id, known))
         .map_err(|error| refusal(&format!("an object that cannot be read (reading it threw: {})", cause_of(&error))))
+}
+
+/// Refuses a key the stage does not read: it would be dropped silently.
+pub fn check_keys(handle: &StageHandle) -> Result<(), ConfigError> {
+    match handle.unknown_key() {
+        Some(key) => Err(ConfigError::unknown_key(&key, &describe(&handle.unknown_value()))),
+        None => Ok(()),
+    }
+}
+
+thread_local! {
+    /// `KNOWN_KEYS` as a JS `Set`, for `newHandle`.
+    pub static KNOWN: JsValue = {
+        let set = js_sys::Set::new(&JsValue::UNDEFINED);
+        for key in KNOWN_KEYS {
+            set.add(&JsValue::from_str(key));
+        }
+        set.into()
+    };
 }
 
 pub fn check(config: &Settings) -> Result<(), ConfigError> {
@@ -70,6 +91,8 @@ pub fn check(config: &Settings) -> Result<(), ConfigError> {
     count(SUMMARIZE_CALL, &config.trigger_min_entries(), "triggerMinEntries", defaults.trigger_min_entries)?;
     count(SUMMARIZE_CALL, &config.preserve_recent(), "preserveRecent", defaults.preserve_recent)?;
     count(SUMMARIZE_CALL, &config.min_fold_entries(), "minFoldEntries", defaults.min_fold_entries)?;
+    number(SUMMARIZE_CALL, &config.max_summaries(), "maxSummaries")?.map(max_summaries_option).transpose()?;
+    number(SUMMARIZE_CALL, &config.trigger_min_chars(), "triggerMinChars")?.map(trigger_chars_option).transpose()?;
     number(SUMMARIZE_CALL, &config.ttl_ms(), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?;
     number(SUMMARIZE_CALL, &config.timeout_ms(), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
     string(&config.system_prompt(), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")?;

@@ -88,8 +88,8 @@ let filling = false;
 function recallRead(snapshot) {
   const n = snapshot.length;
   let facts = scratch;
-  if (filling) facts = new Float64Array(5 * n);
-  else if (scratch.length < 5 * n) facts = scratch = new Float64Array(Math.max(5 * n, 2 * scratch.length));
+  if (filling) facts = new Float64Array(6 * n);
+  else if (scratch.length < 6 * n) facts = scratch = new Float64Array(Math.max(6 * n, 2 * scratch.length));
   return {
     snapshot,
     identity: undefined,
@@ -98,7 +98,8 @@ function recallRead(snapshot) {
     updatedAts: facts.subarray(n, 2 * n),
     units: facts.subarray(2 * n, 3 * n),
     toTurns: facts.subarray(3 * n, 4 * n),
-    covered: facts.subarray(4 * n, 5 * n),
+    fromTurns: facts.subarray(4 * n, 5 * n),
+    covered: facts.subarray(5 * n, 6 * n),
     summaryCount: 0,
     invalid: undefined,
   };
@@ -155,6 +156,9 @@ export function readRecall(loaded) {
   return read;
 }
 
+/** In `fillFacts`: an id named by more than one summary. */
+const MANY = Symbol('named by more than one summary');
+
 function invalidAt(read, index, field, found, expected) {
   read.invalid = { index, field, found, expected };
 }
@@ -165,7 +169,8 @@ function invalidAt(read, index, field, found, expected) {
  * and `x - x === 0` stands for `Number.isFinite(x)` on a number.
  */
 function fillFacts(read) {
-  const { snapshot, ids, turns, updatedAts, units, toTurns, covered } = read;
+  const { snapshot, ids, turns, updatedAts, units, toTurns, fromTurns, covered } = read;
+  // Each summary's index and its list of covered ids, in load order.
   let coveredIdLists;
   let i = 0;
   try {
@@ -204,10 +209,12 @@ function fillFacts(read) {
       } else {
         const toTurn = coverage.toTurn;
         toTurns[i] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
+        const fromTurn = coverage.fromTurn;
+        fromTurns[i] = typeof fromTurn === 'number' && fromTurn - fromTurn === 0 ? fromTurn : toTurns[i];
         read.summaryCount++;
         // A plain copy: an exotic array (a Proxy) runs its traps here, where
         // a throw is this entry's.
-        (coveredIdLists ??= []).push(Array.prototype.slice.call(coverage.coveredIds));
+        (coveredIdLists ??= []).push(i, Array.prototype.slice.call(coverage.coveredIds));
       }
     }
   } catch (error) {
@@ -215,10 +222,23 @@ function fillFacts(read) {
   }
   covered.fill(0);
   if (coveredIdLists === undefined) return;
-  const named = new Set();
-  for (const list of coveredIdLists) for (let k = 0; k < list.length; k++) named.add(list[k]);
+  // An entry is covered when a summary with another id names it: a raw entry
+  // a summary stands for, or a summary a rolling fold took in. `namedBy`
+  // holds the id of the one summary naming an id, or MANY.
+  const namedBy = new Map();
+  for (let k = 0; k < coveredIdLists.length; k += 2) {
+    const owner = ids[coveredIdLists[k]];
+    const list = coveredIdLists[k + 1];
+    for (let m = 0; m < list.length; m++) {
+      const id = list[m];
+      const by = namedBy.get(id);
+      if (by === undefined) namedBy.set(id, owner);
+      else if (by !== owner) namedBy.set(id, MANY);
+    }
+  }
   for (let j = 0; j < ids.length; j++) {
-    if (toTurns[j] !== toTurns[j] && named.has(ids[j])) covered[j] = 1;
+    const by = namedBy.get(ids[j]);
+    if (by !== undefined && by !== ids[j]) covered[j] = 1;
   }
 }
 
@@ -463,9 +483,21 @@ export function deadline(ms, marker) {
   return { promise, clear: () => clearTimeout(timer) };
 }
 
-/** A stage's handle (src/bindings/handle.rs): a copy of its config, its id and its warn-once flag. */
-export function newHandle(config, id) {
-  return { config: { ...config }, id, warned: false };
+/**
+ * A stage's handle (src/bindings/handle.rs): a copy of its config, its id,
+ * its warn-once flag, and the first key of the config that `known` lacks.
+ */
+export function newHandle(config, id, known) {
+  const copy = { ...config };
+  const handle = { config: copy, id, warned: false, unknownKey: undefined, unknownValue: undefined };
+  for (const key in copy) {
+    if (!known.has(key)) {
+      handle.unknownKey = key;
+      handle.unknownValue = copy[key];
+      break;
+    }
+  }
+  return handle;
 }
 
 // Stages that hold Wasm state (a latch) tell Rust to free it when they are

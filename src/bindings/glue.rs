@@ -26,7 +26,10 @@ extern "C" {
     pub fn units(this: &RecallRead) -> Float64Array;
     #[wasm_bindgen(method, getter, js_name = toTurns)]
     pub fn to_turns(this: &RecallRead) -> Float64Array;
-    /// 1 where a summary in this recall names the (raw) entry's id.
+    /// A summary's `coverage.fromTurn` (its `toTurn` when not a finite number).
+    #[wasm_bindgen(method, getter, js_name = fromTurns)]
+    pub fn from_turns(this: &RecallRead) -> Float64Array;
+    /// 1 where another summary in this recall names the entry's id.
     #[wasm_bindgen(method, getter)]
     pub fn covered(this: &RecallRead) -> Uint8Array;
     /// How many entries are summaries.

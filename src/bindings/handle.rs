@@ -15,15 +15,20 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::core::config::{Shape, StageConfig, Tier};
-use crate::core::format::{DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
+use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
     pub type StageHandle;
-    /// `{ config: { ...config }, id, warned: false }`; throws what a getter
-    /// of the config throws.
+    /// `{ config: { ...config }, id, warned: false }`, and the first key of
+    /// the config that `known` (a `Set`) lacks; throws what a getter of the
+    /// config throws.
     #[wasm_bindgen(js_name = newHandle, catch)]
-    pub fn new_handle(config: &JsValue, id: f64) -> Result<StageHandle, JsValue>;
+    pub fn new_handle(config: &JsValue, id: f64, known: &JsValue) -> Result<StageHandle, JsValue>;
+    #[wasm_bindgen(method, getter, js_name = unknownKey)]
+    pub fn unknown_key(this: &StageHandle) -> Option<String>;
+    #[wasm_bindgen(method, getter, js_name = unknownValue)]
+    pub fn unknown_value(this: &StageHandle) -> JsValue;
     #[wasm_bindgen(method, getter)]
     pub fn config(this: &StageHandle) -> Settings;
     /// Tells this stage's latch apart from every other stage's.
@@ -52,6 +57,10 @@ extern "C" {
     pub fn preserve_recent(this: &Settings) -> JsValue;
     #[wasm_bindgen(method, getter, js_name = minFoldEntries)]
     pub fn min_fold_entries(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = maxSummaries)]
+    pub fn max_summaries(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = triggerMinChars)]
+    pub fn trigger_min_chars(this: &Settings) -> JsValue;
     #[wasm_bindgen(method, getter, js_name = systemPrompt)]
     pub fn system_prompt(this: &Settings) -> JsValue;
     #[wasm_bindgen(method, getter, js_name = ttlMs)]
@@ -77,6 +86,7 @@ extern "C" {
 
 thread_local! {
     static DEFAULT_PROMPT: JsString = JsString::from(DEFAULT_SYSTEM_PROMPT);
+    static DEFAULT_ROLLING_PROMPT: JsString = JsString::from(rolling_system_prompt().as_str());
     static DEFAULT_STRATEGY: JsString = JsString::from(DEFAULT_STRATEGY_ID);
 }
 
@@ -93,6 +103,8 @@ impl Settings {
         config.trigger_min_entries = count(self.trigger_min_entries(), config.trigger_min_entries);
         config.preserve_recent = count(self.preserve_recent(), config.preserve_recent);
         config.min_fold_entries = count(self.min_fold_entries(), config.min_fold_entries);
+        config.max_summaries = self.max_summaries().as_f64().map(|n| n as usize);
+        config.trigger_min_chars = self.trigger_min_chars().as_f64().map(|n| n as usize);
         config.ttl_ms = self.ttl_ms().as_f64();
         config.timeout_ms = self.timeout_ms().as_f64();
         config
@@ -103,8 +115,16 @@ impl Settings {
         self.model().dyn_into().ok()
     }
 
-    pub fn instruction(&self) -> JsString {
-        self.system_prompt().dyn_into().unwrap_or_else(|_| DEFAULT_PROMPT.with(JsString::clone))
+    /// The configured instruction, or the default (the rolling one when
+    /// earlier summaries may be folded in).
+    pub fn instruction(&self, rolling: bool) -> JsString {
+        self.system_prompt().dyn_into().unwrap_or_else(|_| {
+            if rolling {
+                DEFAULT_ROLLING_PROMPT.with(JsString::clone)
+            } else {
+                DEFAULT_PROMPT.with(JsString::clone)
+            }
+        })
     }
 
     pub fn strategy(&self) -> JsString {

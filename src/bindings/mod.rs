@@ -48,6 +48,7 @@ pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     let id = NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0));
     let handle = config::handle_for(&config, id).map_err(config::to_js_error)?;
     config::check(&handle.config()).map_err(config::to_js_error)?;
+    config::check_keys(&handle).map_err(config::to_js_error)?;
     Ok(RUN.with(|run| FOLD.with(|fold| glue::make_stage(&handle, run, fold))))
 }
 

@@ -106,7 +106,8 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
 
     // 7 and §8: latched, or too short for any summary to pay; another run's
     // call over the same span; a clock that cannot stamp the fold.
-    let span: Rc<[u32]> = candidate.span_indices().iter().map(|&i| i as u32).collect();
+    // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
+    let span: Rc<[u32]> = candidate.folded_indices().iter().map(|&i| i as u32).collect();
     let source = glue::identity_key(&visit.identity)
         .map(|identity_text| SpanSource::new(identity_text, visit.ids.clone(), span.clone()));
     let key_latched = |source: &SpanSource| {
@@ -279,7 +280,7 @@ impl Visit {
                 let text = self.transcript(span).ok_or(Unreadable("write the transcript"))?;
                 let controller = timeout_ms.map(|_| AbortController::new());
                 let request = ProviderRequest {
-                    system_prompt: settings.instruction(),
+                    system_prompt: settings.instruction(self.config.max_summaries.is_some()),
                     messages: [Message { role: output::fixed(|f| f.user.clone()), content: text }],
                     model,
                     signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
@@ -289,7 +290,7 @@ impl Visit {
             }
             None => {
                 let messages = glue::span_values(&self.snapshot, span).ok_or(Unreadable("gather its messages"))?;
-                let instruction = Message { role: output::fixed(|f| f.system.clone()), content: settings.instruction() };
+                let instruction = Message { role: output::fixed(|f| f.system.clone()), content: settings.instruction(self.config.max_summaries.is_some()) };
                 messages.unshift(&output::to_js(&instruction));
                 Started::call(&settings.llm(), None, &Array::of1(&messages), timeout_ms, None)
             }
@@ -453,13 +454,14 @@ fn facts_of(read: &RecallRead) -> Vec<EntryFacts> {
     let updated_ats = read.updated_ats().to_vec();
     let units = read.units().to_vec();
     let to_turns = read.to_turns().to_vec();
+    let from_turns = read.from_turns().to_vec();
     let covered = read.covered().to_vec();
     (0..turns.len())
         .map(|i| EntryFacts {
             turn: present(turns[i]),
             updated_at: present(updated_ats[i]),
             content_units: units[i] as usize,
-            summary: present(to_turns[i]).map(|to_turn| SummaryFacts { to_turn }),
+            summary: present(to_turns[i]).map(|to_turn| SummaryFacts { to_turn, from_turn: from_turns[i] }),
             covered: covered[i] != 0,
         })
         .collect()

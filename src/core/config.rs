@@ -46,6 +46,12 @@ pub struct StageConfig {
     pub trigger_min_entries: usize,
     pub preserve_recent: usize,
     pub min_fold_entries: usize,
+    /// Beyond the original: at most this many summaries stay in recall; a
+    /// fold that would leave more takes the oldest in, in the same call.
+    pub max_summaries: Option<usize>,
+    /// Beyond the original: a fold is also considered once the raw recall's
+    /// UTF-16 length reaches this, whatever the entry count.
+    pub trigger_min_chars: Option<usize>,
     pub ttl_ms: Option<f64>,
     pub tier: Tier,
     pub timeout_ms: Option<f64>,
@@ -64,6 +70,8 @@ impl StageConfig {
             trigger_min_entries: 20,
             preserve_recent: 5,
             min_fold_entries: 2,
+            max_summaries: None,
+            trigger_min_chars: None,
             ttl_ms: None,
             tier: Tier::Cold,
             timeout_ms: None,
@@ -147,6 +155,91 @@ pass a provider object with a `complete` method as `llm`."
     }
 }
 
+/// Every key `summarize(config)` reads; any other is refused at build.
+pub const KNOWN_KEYS: [&str; 15] = [
+    "llm",
+    "model",
+    "store",
+    "triggerMinEntries",
+    "preserveRecent",
+    "minFoldEntries",
+    "systemPrompt",
+    "ttlMs",
+    "summaryTier",
+    "strategyId",
+    "onEvent",
+    "timeoutMs",
+    "now",
+    "maxSummaries",
+    "triggerMinChars",
+];
+
+/// The known key closest to `key` (a typo such as `preserveRecnet`), when
+/// one is within a few edits of it, case aside.
+pub fn nearest_known_key(key: &str) -> Option<&'static str> {
+    let key = key.to_ascii_lowercase();
+    KNOWN_KEYS
+        .iter()
+        .map(|known| (edit_distance(&key, &known.to_ascii_lowercase()), *known))
+        .filter(|&(distance, known)| distance <= (known.len() / 3).max(1))
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, known)| known)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+impl ConfigError {
+    /// An option the stage does not know, which would otherwise be dropped silently.
+    pub fn unknown_key(key: &str, received: &str) -> ConfigError {
+        let fix = match nearest_known_key(key) {
+            Some(known) => format!("did you mean `{known}`?"),
+            None => format!("the options are {}.", KNOWN_KEYS.map(|k| format!("`{k}`")).join(", ")),
+        };
+        ConfigError {
+            class: ErrorClass::TypeError,
+            message: format!(
+                "{SUMMARIZE_CALL}: `{key}` is not an option (received {received}); it would be ignored. Fix: {fix}"
+            ),
+        }
+    }
+}
+
+/// `maxSummaries`: at least 1 (one summary plus the verbatim tail).
+pub fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
+    if value >= 1.0 {
+        whole_number(SUMMARIZE_CALL, "maxSummaries", value, MAX_SAFE_INTEGER, "omit it for no bound").map(|n| n as usize)
+    } else {
+        Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::RangeError,
+            "maxSummaries",
+            "a positive integer",
+            &format!("a number ({})", super::js_number::js_number_to_string(value)),
+            "Fix: pass 1 to keep one rolling summary, or omit it for no bound.",
+        ))
+    }
+}
+
+/// `triggerMinChars`: a non-negative integer of UTF-16 code units.
+pub fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
+    whole_number(SUMMARIZE_CALL, "triggerMinChars", value, MAX_SAFE_INTEGER, "omit it to trigger on entries only")
+        .map(|n| n as usize)
+}
+
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 /// The longest delay `setTimeout` honours; past it, JS fires at once.
 pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
@@ -220,6 +313,29 @@ mod tests {
         assert!(m.contains("`model` is required"));
         assert!(m.contains("main model") && m.contains("never heard of") && m.contains("Fix:"));
         assert!(ConfigError::model_with_callback("''").message.contains("nothing would read it"));
+    }
+
+    #[test]
+    fn unknown_keys_name_the_nearest_known_one() {
+        assert_eq!(nearest_known_key("preserveRecnet"), Some("preserveRecent"));
+        assert_eq!(nearest_known_key("maxsummaries"), Some("maxSummaries"));
+        assert_eq!(nearest_known_key("timeout"), Some("timeoutMs"));
+        assert_eq!(nearest_known_key("completelyDifferent"), None);
+        let error = ConfigError::unknown_key("preserveRecnet", "a number (4)");
+        assert_eq!(error.class, ErrorClass::TypeError);
+        assert!(error.message.contains("`preserveRecnet` is not an option (received a number (4))"), "{}", error.message);
+        assert!(error.message.ends_with("did you mean `preserveRecent`?"), "{}", error.message);
+        assert!(ConfigError::unknown_key("zzz", "1").message.contains("`maxSummaries`"));
+    }
+
+    #[test]
+    fn max_summaries_is_a_positive_integer() {
+        assert_eq!(max_summaries_option(1.0), Ok(1));
+        for bad in [0.0, -1.0, 1.5, f64::NAN] {
+            let error = max_summaries_option(bad).unwrap_err();
+            assert!(error.message.starts_with("summarize(config): `maxSummaries`"), "{}", error.message);
+        }
+        assert_eq!(trigger_chars_option(0.0), Ok(0));
     }
 
     #[test]

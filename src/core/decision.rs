@@ -36,7 +36,11 @@ pub enum Plan {
 pub struct Candidate {
     input_count: usize,
     part: Partition,
-    /// The first `span.entries` raw entries fold; the rest are the tail.
+    /// The oldest summaries that fold into the new one (`maxSummaries`), oldest first.
+    rolled: usize,
+    /// The first `raw_entries` raw entries fold; the rest are the tail.
+    raw_entries: usize,
+    /// What folds: the rolled summaries and the raw span together.
     pub span: SpanFacts,
     /// `createdAt`/`updatedAt` of the summary; `None` means "use now".
     pub anchor: Option<f64>,
@@ -52,13 +56,13 @@ pub struct Candidate {
 /// is unchanged and there is nothing to explain. (The visit checks this
 /// first: most turns of a conversation are such turns.)
 pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summary_count: usize) -> bool {
-    summary_count == 0 && loaded_len < config.trigger_min_entries
+    summary_count == 0 && loaded_len < config.trigger_min_entries && config.trigger_min_chars.is_none()
 }
 
 pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {
     let split_at = seam(facts, &part.raw, config.preserve_recent);
     let min_fold = config.min_fold_entries.max(1);
-    if facts.len() < config.trigger_min_entries || split_at < min_fold {
+    if !triggered(config, facts, &part) || split_at < min_fold {
         let event = (!part.excluded.is_empty()).then(|| {
             let (reason, evidence) = events::covered_only(part.excluded.len(), part.summaries.len());
             make_event(
@@ -72,33 +76,60 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         });
         return Plan::Settle(Settled { recall: concat_slots(&part.summaries, &part.raw), event });
     }
+    // `maxSummaries`: the oldest summaries beyond the bound fold in too.
+    let rolled = config.max_summaries.map_or(0, |max| (part.summaries.len() + 1).saturating_sub(max));
+    let rolled_indices = &part.summaries[..rolled];
     let span_indices = &part.raw[..split_at];
-    let span_facts = span_indices.iter().map(|&i| &facts[i]);
+    let folded = rolled_indices.iter().chain(span_indices).map(|&i| &facts[i]);
     // Saturating: a span's UTF-16 length cannot wrap around on wasm32's 32-bit usize.
-    let chars = span_facts.clone().fold(0usize, |sum, f| sum.saturating_add(f.content_units));
-    let from_turn = facts[span_indices[0]].turn.unwrap_or(0.0);
-    let to_turn_value = facts[span_indices[split_at - 1]].turn.unwrap_or(from_turn);
+    let chars = folded.clone().fold(0usize, |sum, f| sum.saturating_add(f.content_units));
+    let span_from = facts[span_indices[0]].turn.unwrap_or(0.0);
+    let to_turn_value = facts[span_indices[split_at - 1]].turn.unwrap_or(span_from);
+    let from_turn = rolled_indices.first().and_then(|&i| facts[i].summary.as_ref()).map_or(span_from, |s| s.from_turn);
     // max(0, updatedAt + 1 …): a missing clock makes the JS max NaN, and NaN or 0 means "now".
-    let anchor = span_facts
+    let anchor = folded
         .map(|f| f.updated_at.map(|u| u + 1.0))
         .try_fold(0.0_f64, |max, next| next.map(|n| if n.is_nan() { f64::NAN } else { max.max(n) }))
         .filter(|a| *a != 0.0 && !a.is_nan());
-    let summary_turns = part.summaries.iter().map(|&i| to_turn(&facts[i])).collect();
-    let label_chars = config.label_chars(&[from_turn, to_turn_value, split_at as f64]);
+    let summary_turns = part.summaries[rolled..].iter().map(|&i| to_turn(&facts[i])).collect();
+    let entries = rolled + split_at;
+    let label_chars = config.label_chars(&[from_turn, to_turn_value, entries as f64]);
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
-        span: SpanFacts { entries: split_at, chars, from_turn, to_turn: to_turn_value },
+        rolled,
+        raw_entries: split_at,
+        span: SpanFacts { entries, chars, from_turn, to_turn: to_turn_value },
         anchor,
         summary_turns,
         label_chars,
     })
 }
 
+/// SPEC §4 step 5's trigger: enough entries, or (`triggerMinChars`) enough
+/// text in the raw recall, whatever the count.
+fn triggered(config: &StageConfig, facts: &[EntryFacts], part: &Partition) -> bool {
+    facts.len() >= config.trigger_min_entries
+        || config.trigger_min_chars.is_some_and(|min| {
+            part.raw.iter().fold(0usize, |sum, &i| sum.saturating_add(facts[i].content_units)) >= min
+        })
+}
+
 impl Candidate {
-    /// Indices of the span entries, oldest first.
-    pub fn span_indices(&self) -> &[usize] {
-        &self.part.raw[..self.span.entries]
+    /// Indices of what folds, oldest first: the rolled summaries, then the
+    /// raw span. The summary names exactly these (`coveredIds`).
+    pub fn folded_indices(&self) -> Vec<usize> {
+        self.rolled_indices().iter().chain(self.raw_span()).copied().collect()
+    }
+
+    /// The summaries that fold into the new one, oldest first.
+    pub fn rolled_indices(&self) -> &[usize] {
+        &self.part.summaries[..self.rolled]
+    }
+
+    /// The raw entries that fold, oldest first.
+    pub fn raw_span(&self) -> &[usize] {
+        &self.part.raw[..self.raw_entries]
     }
 
     /// UTF-16 length of the label plus its separator.
@@ -168,19 +199,21 @@ impl Candidate {
         usage: Option<Usage>,
         caller: Caller,
     ) -> Settled {
-        let tail = &self.part.raw[self.span.entries..];
+        let tail = &self.part.raw[self.raw_entries..];
+        let kept_summaries = &self.part.summaries[self.rolled..];
         // Stable: the new summary goes after existing summaries with the same toTurn.
         let insert_at = self.summary_turns.partition_point(|&t| t <= self.span.to_turn);
-        let mut recall = Vec::with_capacity(self.part.summaries.len() + 1 + tail.len());
-        recall.extend(self.part.summaries[..insert_at].iter().map(|&i| i as u32));
+        let mut recall = Vec::with_capacity(kept_summaries.len() + 1 + tail.len());
+        recall.extend(kept_summaries[..insert_at].iter().map(|&i| i as u32));
         recall.push(NEW_SUMMARY_SLOT);
-        recall.extend(self.part.summaries[insert_at..].iter().chain(tail).map(|&i| i as u32));
+        recall.extend(kept_summaries[insert_at..].iter().chain(tail).map(|&i| i as u32));
         let mut dropped = Vec::with_capacity(self.part.excluded.len() + self.span.entries);
         dropped.extend_from_slice(&self.part.excluded);
-        dropped.extend_from_slice(self.span_indices());
+        dropped.extend(self.folded_indices());
         let summary_id = self.summary_id();
         let (reason, evidence) = events::folded(FoldReport {
             span: self.span,
+            rolled: self.rolled,
             kept: tail.len(),
             summary_id: &summary_id,
             summary_chars,
@@ -268,7 +301,7 @@ mod tests {
         let facts = conversation(10, 2, 100);
         let candidate = consider(&config(20, 5), &facts);
         // 20 raw, preserve 5 → split at 15, inside turn 8 (entries 14,15) → 14.
-        assert_eq!(candidate.span_indices(), (0..14).collect::<Vec<_>>().as_slice());
+        assert_eq!(candidate.folded_indices(), (0..14).collect::<Vec<_>>());
         assert_eq!(candidate.span, SpanFacts { entries: 14, chars: 1400, from_turn: 1.0, to_turn: 7.0 });
         assert_eq!(candidate.anchor, Some(1014.0));
     }
@@ -286,7 +319,7 @@ mod tests {
     #[test]
     fn fold_places_the_new_summary_among_summaries_by_to_turn() {
         let mut facts = conversation(10, 2, 100);
-        facts.insert(0, EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0 }), ..EntryFacts::default() });
+        facts.insert(0, EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, from_turn: 99.0 }), ..EntryFacts::default() });
         let candidate = consider(&config(20, 4), &facts);
         let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader);
         assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");

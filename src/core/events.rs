@@ -107,6 +107,9 @@ pub struct Folded {
     pub span_chars: usize,
     pub summary_chars: usize,
     pub persisted: bool,
+    /// How many earlier summaries the fold took in (`maxSummaries`); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rolled_summaries: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,6 +164,19 @@ impl fmt::Display for SpanTurns {
         let span = self.0;
         let entries = Counted(span.entries, "entry", "entries");
         write!(f, "{entries} (turns {}\u{2013}{}", JsNumber(span.from_turn), JsNumber(span.to_turn))
+    }
+}
+
+/// `", 2 of them earlier summaries rolled in"`, or nothing.
+struct Rolled(usize);
+
+impl fmt::Display for Rolled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0 => Ok(()),
+            1 => f.write_str(", 1 of them an earlier summary rolled in"),
+            n => write!(f, ", {n} of them earlier summaries rolled in"),
+        }
     }
 }
 
@@ -311,6 +327,8 @@ pub enum WriteBack {
 
 pub struct FoldReport<'a> {
     pub span: SpanFacts,
+    /// How many of `span.entries` are earlier summaries rolled in.
+    pub rolled: usize,
     pub kept: usize,
     pub summary_id: &'a str,
     pub summary_chars: usize,
@@ -332,8 +350,9 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
     };
     (
         format!(
-            "folded {}) into {}; {} kept verbatim{write_back}{}",
+            "folded {}){} into {}; {} kept verbatim{write_back}{}",
             SpanTurns(span),
+            Rolled(report.rolled),
             report.summary_id,
             report.kept,
             report.caller.suffix()
@@ -344,6 +363,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             span_chars: span.chars,
             summary_chars: report.summary_chars,
             persisted: *report.write_back == WriteBack::Written,
+            rolled_summaries: (report.rolled > 0).then_some(report.rolled),
             model: report.model.map(str::to_owned),
             usage: report.caller.usage(report.usage),
             coalesced: report.caller.coalesced(),
@@ -500,6 +520,7 @@ verbatim{coalesced}"
         );
         let report = |write_back, caller| FoldReport {
             span: one,
+            rolled: 0,
             kept: 1,
             summary_id: "msg-summary-2.5-3",
             summary_chars: 8,
@@ -528,6 +549,7 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
             span: SPAN,
             kept: 5,
             summary_id: "msg-summary-1-2",
+            rolled: 0,
             summary_chars: 80,
             write_back,
             model: None,
@@ -574,6 +596,7 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
             span: SPAN,
             kept: 5,
             summary_id: "msg-summary-1-2",
+            rolled: 0,
             summary_chars: 80,
             write_back: &WriteBack::Written,
             model: Some("mini \"m\""),

@@ -32,6 +32,19 @@ follow it. Keep every fact, name, number, amount, date, identifier, decision, co
 preference, and say who said what when it matters. Drop greetings, filler and repetition. Add nothing \
 that is not in the transcript. Output only the summary text, with no preamble, in under 500 tokens.";
 
+/// What the default instruction adds when earlier summaries may be folded in
+/// (`maxSummaries`): they come first in the transcript, and their facts must
+/// survive the new summary, or every roll would lose some of the past.
+pub const ROLLING_INSTRUCTION: &str = " The transcript may begin with earlier summaries of this conversation \
+(lines whose text starts with [summary of earlier turns): carry every fact, name, number, decision and \
+commitment they hold into your summary, oldest first, as facts that are still true unless the later \
+transcript changes them.";
+
+/// The default instruction for a stage that folds earlier summaries in.
+pub fn rolling_system_prompt() -> String {
+    format!("{DEFAULT_SYSTEM_PROMPT}{ROLLING_INSTRUCTION}")
+}
+
 /// UTF-16 length, i.e. JavaScript's `String.prototype.length`: one unit per
 /// char (every byte that is not a UTF-8 continuation byte), plus one more for
 /// each 4-byte char (a surrogate pair). Counted on bytes, without decoding.

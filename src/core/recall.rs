@@ -13,9 +13,10 @@ pub struct EntryFacts {
     pub content_units: usize,
     /// Present when `metadata.summarizes` is a coverage object.
     pub summary: Option<SummaryFacts>,
-    /// Some summary in this recall names this entry's id in `coveredIds`.
-    /// (The reader matches ids where they live, so ids never cross into Wasm
-    /// on a coverage turn; only summaries' string ids can cover.)
+    /// Another summary in this recall names this entry's id in
+    /// `coveredIds`. (The reader matches ids where they live, so ids never
+    /// cross into Wasm on a coverage turn; only summaries' string ids can
+    /// cover.)
     pub covered: bool,
 }
 
@@ -23,6 +24,8 @@ pub struct EntryFacts {
 pub struct SummaryFacts {
     /// `coverage.toTurn`, or 0 when it is missing or not a finite number.
     pub to_turn: f64,
+    /// `coverage.fromTurn`, or `to_turn` when it is missing or not a finite number.
+    pub from_turn: f64,
 }
 
 /// Many JS strings sent as one (the span's roles and marker-bearing
@@ -82,11 +85,13 @@ impl StringTable {
 /// Recall split into its parts (indices into the loaded snapshot).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Partition {
-    /// Summary entries, stably sorted by `toTurn`.
+    /// Summary entries no other summary names, stably sorted by `toTurn`.
     pub summaries: Vec<usize>,
     /// Raw entries no summary covers, in order.
     pub raw: Vec<usize>,
-    /// Raw entries a summary covers, in order: excluded from recall.
+    /// Entries a summary covers, in order: excluded from recall. A summary
+    /// that another summary names (a rolling fold took it in) is one of them;
+    /// its own coverage still excludes what it names.
     pub excluded: Vec<usize>,
 }
 
@@ -94,11 +99,10 @@ pub fn partition(facts: &[EntryFacts]) -> Partition {
     // Raw entries are most of recall: one allocation instead of regrowing.
     let mut part = Partition { raw: Vec::with_capacity(facts.len()), ..Partition::default() };
     for (index, fact) in facts.iter().enumerate() {
-        if fact.summary.is_some() {
-            // Summaries are never excluded by coverage, even one that names another.
-            part.summaries.push(index);
-        } else if fact.covered {
+        if fact.covered {
             part.excluded.push(index);
+        } else if fact.summary.is_some() {
+            part.summaries.push(index);
         } else {
             part.raw.push(index);
         }
@@ -165,24 +169,25 @@ mod tests {
     }
 
     #[test]
-    fn partition_excludes_covered_raw_entries_only() {
-        let mut facts = raw_turns(&[Some(1.0), Some(1.0), None, Some(2.0)]);
+    fn partition_excludes_covered_entries_and_summaries_another_names() {
+        let mut facts = raw_turns(&[Some(1.0), Some(1.0), None, Some(2.0), None]);
         facts[0].covered = true;
-        facts[2].summary = Some(SummaryFacts { to_turn: 1.0 });
-        // A covered summary (one summary naming another) stays.
+        facts[2].summary = Some(SummaryFacts { to_turn: 1.0, from_turn: 1.0 });
+        facts[4].summary = Some(SummaryFacts { to_turn: 2.0, from_turn: 1.0 });
+        // Summary 2 is named by summary 4 (a rolling fold took it in).
         facts[2].covered = true;
         let part = partition(&facts);
-        assert_eq!(part.summaries, [2]);
-        assert_eq!(part.excluded, [0]);
+        assert_eq!(part.summaries, [4]);
+        assert_eq!(part.excluded, [0, 2]);
         assert_eq!(part.raw, [1, 3]);
     }
 
     #[test]
     fn summaries_sort_stably_by_to_turn() {
         let mut facts = raw_turns(&[None, None, None]);
-        facts[0].summary = Some(SummaryFacts { to_turn: 9.0 });
-        facts[1].summary = Some(SummaryFacts { to_turn: 3.0 });
-        facts[2].summary = Some(SummaryFacts { to_turn: 9.0 });
+        facts[0].summary = Some(SummaryFacts { to_turn: 9.0, from_turn: 1.0 });
+        facts[1].summary = Some(SummaryFacts { to_turn: 3.0, from_turn: 1.0 });
+        facts[2].summary = Some(SummaryFacts { to_turn: 9.0, from_turn: 4.0 });
         assert_eq!(partition(&facts).summaries, [1, 0, 2]);
     }
 }

@@ -329,7 +329,8 @@ async fn coverage_is_membership_in_any_order_with_duplicates() {
         loaded.push(&summary_of("s-b", &js(&json!(["m2", "m4"])), 9.0));
         let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
         let kept = parse(&ids(&get(&result, "recall")));
-        let mut expected = vec![json!("s-a"), json!("s-b")];
+        // s-a names s-b, so s-b is left out; what s-b names stays excluded.
+        let mut expected = vec![json!("s-a")];
         expected.extend((6..n).filter(|i| i % 2 == 0).map(|i| json!(format!("m{i}"))));
         expected.push(json!("m6"));
         assert_eq!(kept, json!(expected), "n = {n}, in order: {listed_in_order}");
@@ -337,7 +338,7 @@ async fn coverage_is_membership_in_any_order_with_duplicates() {
 }
 
 #[wasm_bindgen_test]
-async fn coverage_excludes_covered_raw_entries_and_summaries_sort_by_to_turn() {
+async fn coverage_excludes_covered_raw_entries_and_summaries_another_names() {
     let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 100 }));
     let entries = conversation(4, 2, 50, "c1");
     let late = summary_of("msg-summary-late", &js(&json!(["msg-1-0", "msg-1-1", "msg-summary-early"])), 9.0);
@@ -351,15 +352,15 @@ async fn coverage_excludes_covered_raw_entries_and_summaries_sort_by_to_turn() {
     f.run(&f.scope(&loaded)).await;
     assert_eq!(
         f.recall_ids(),
-        ["msg-summary-early", "msg-summary-late", "msg-2-1", "msg-3-0", "msg-3-1", "msg-4-0", "msg-4-1"],
-        "summaries by toTurn, never excluded themselves; covered raw entries dropped"
+        ["msg-summary-late", "msg-2-1", "msg-3-0", "msg-3-1", "msg-4-0", "msg-4-1"],
+        "a summary another names is left out, and what it names stays excluded; covered raw entries dropped"
     );
     let payload = f.only_event();
-    assert_eq!(reason(&payload), "3 entries already covered by 2 stored summaries \u{2014} no new call this turn");
-    assert_eq!(payload["droppedIds"], json!(["msg-1-0", "msg-1-1", "msg-2-0"]));
+    assert_eq!(reason(&payload), "4 entries already covered by 1 stored summary \u{2014} no new call this turn");
+    assert_eq!(payload["droppedIds"], json!(["msg-1-0", "msg-1-1", "msg-2-0", "msg-summary-early"]));
     assert_eq!(payload["addedIds"], json!([]));
     assert_eq!(payload["inputMemoryCount"], 10);
-    assert_eq!(payload["outputMemoryCount"], 7);
+    assert_eq!(payload["outputMemoryCount"], 6);
     assert_eq!(payload["scoreEvidence"], json!({ "summarizerCalled": false }));
     assert_eq!(
         keys_of(&get(&at(&get(f.h.as_ref(), "events"), 0), "payload")),
@@ -1400,4 +1401,98 @@ async fn a_stage_holds_its_latch_only_from_its_first_refusal() {
         }
         assert_eq!(f.call_count(), 1, "asked once, then latched");
     }
+}
+
+// ---------------------------------------------------------------- long conversations: maxSummaries, triggerMinChars
+
+/// Entries `from..=to` turns (2 a turn, 200 chars each) of conversation c1.
+fn turns(from: u32, to: u32) -> Vec<JsValue> {
+    let all = conversation(to, 2, 200, "c1");
+    all.iter().skip(2 * (from as usize - 1)).collect()
+}
+
+fn array_of(entries: &[JsValue]) -> Array {
+    entries.iter().collect()
+}
+
+#[wasm_bindgen_test]
+async fn max_summaries_one_rolls_the_old_summary_into_the_new_one_in_one_call() {
+    let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "maxSummaries": 1 }));
+    let identity = js(&json!({ "conversationId": "c1" }));
+    // Turn 6: turns 1–4 fold into the first summary.
+    let first = f.fold(&array_of(&turns(1, 6)), &identity).await;
+    let s1 = at(&get(&first, "recall"), 0);
+    assert_eq!(get(&s1, "id"), "msg-summary-1-4");
+    // Turn 10: loadRecent brings the stored summary and the newer turns; the
+    // summary would be a second one, so it folds in with turns 5–8.
+    let mut loaded = vec![s1.clone()];
+    loaded.extend(turns(5, 10));
+    let second = f.fold(&array_of(&loaded), &identity).await;
+    assert_eq!(f.call_count(), 2, "one call per fold");
+    let messages = at(&f.h.calls(), 1);
+    assert!(same(&at(&messages, 1), &get(&s1, "value")), "the rolled summary comes first, as the caller's own value");
+    let instruction = get(&at(&messages, 0), "content").as_string().unwrap();
+    assert!(instruction.contains("carry every fact"), "{instruction}");
+    let recall = get(&second, "recall");
+    let s2 = at(&recall, 0);
+    assert_eq!(get(&s2, "id"), "msg-summary-1-8", "fromTurn is the rolled summary's");
+    assert_eq!(parse(&ids(&recall)), json!(["msg-summary-1-8", "msg-9-0", "msg-9-1", "msg-10-0", "msg-10-1"]));
+    let coverage = parse(&to_json(&get(&get(&s2, "metadata"), "summarizes")));
+    assert_eq!(coverage["fromTurn"], 1);
+    assert_eq!(coverage["toTurn"], 8);
+    assert_eq!(coverage["entryCount"], 9, "what it names directly: the old summary and 8 entries");
+    let mut expected = vec!["msg-summary-1-4".to_owned()];
+    expected.extend(id_list(5..=8, 2));
+    assert_eq!(coverage["coveredIds"], json!(expected));
+    let payload = parse(&to_json(&get(&at(&get(&second, "events"), 0), "payload")));
+    assert!(reason(&payload).starts_with("folded 9 entries (turns 1\u{2013}8), 1 of them an earlier summary rolled in"), "{payload}");
+    assert_eq!(payload["scoreEvidence"]["rolledSummaries"], 1);
+    assert_eq!(payload["droppedIds"], json!(expected));
+    let label = get(&get(&s2, "value"), "content").as_string().unwrap();
+    assert!(label.starts_with(&label_text("a model").render(&[1.0, 8.0, 9.0])), "{label}");
+    assert_eq!(f.h.puts().length(), 2, "written back; the old summary stays in the store untouched");
+}
+
+#[wasm_bindgen_test]
+async fn a_summary_another_summary_names_is_left_out_under_every_config() {
+    // A store written by a rolling stage, read by a stage without maxSummaries.
+    let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 100 }));
+    let old = summary_of("msg-summary-1-4", &js(&json!(id_list(1..=4, 2))), 4.0);
+    let mut newer_ids = vec!["msg-summary-1-4".to_owned()];
+    newer_ids.extend(id_list(5..=8, 2));
+    let newer = summary_of("msg-summary-1-8", &js(&json!(newer_ids)), 8.0);
+    let mut loaded = vec![old, newer.clone()];
+    loaded.extend(turns(3, 10));
+    let result = f.fold(&array_of(&loaded), &js(&json!({ "conversationId": "c1" }))).await;
+    let recall = parse(&ids(&get(&result, "recall")));
+    assert_eq!(recall, json!(["msg-summary-1-8", "msg-9-0", "msg-9-1", "msg-10-0", "msg-10-1"]));
+    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let dropped = payload["droppedIds"].as_array().unwrap();
+    assert_eq!(dropped[0], "msg-summary-1-4", "the named summary is dropped, in load order: {payload}");
+    assert!(dropped.contains(&json!("msg-3-0")), "its own coverage still excludes what it names: {payload}");
+    assert_eq!(f.call_count(), 0);
+}
+
+#[wasm_bindgen_test]
+async fn trigger_min_chars_considers_a_fold_whatever_the_entry_count() {
+    // 6 entries, far below triggerMinEntries, but 6 × 2,000 chars of pasted text.
+    let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 50, "preserveRecent": 2, "triggerMinChars": 10_000 }));
+    let big = conversation(3, 2, 2000, "c1");
+    f.run(&f.scope(&big)).await;
+    assert_eq!(f.call_count(), 1);
+    assert_eq!(f.recall_ids()[0], "msg-summary-1-2");
+    let g = Fixture::new(json!({}), json!({ "triggerMinEntries": 50, "preserveRecent": 2, "triggerMinChars": 20_000 }));
+    g.run(&g.scope(&big)).await;
+    assert_eq!(g.call_count(), 0, "below both triggers nothing is asked");
+}
+
+#[wasm_bindgen_test]
+fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
+    let (class, message) = refusal("({ llm: async () => '', preserveRecnet: 4 })");
+    assert_eq!(class, "TypeError");
+    assert!(message.contains("`preserveRecnet` is not an option (received a number (4))"), "{message}");
+    assert!(message.ends_with("did you mean `preserveRecent`?"), "{message}");
+    let (class, message) = refusal("({ llm: async () => '', maxSummaries: 0 })");
+    assert_eq!(class, "RangeError");
+    assert!(message.contains("`maxSummaries` must be a positive integer"), "{message}");
 }

@@ -98,12 +98,14 @@ export function planVisit(loaded, settings) {
   const invalid = firstInvalidElement(entries);
   if (invalid) return { kind: 'invalid', entries, ...invalid };
 
+  // An entry is excluded when a summary (other than itself) names it: a raw
+  // entry the summary stands for, or a summary a rolling fold took in.
   const summaryEntries = entries.filter((entry) => coverageOf(entry) !== undefined);
-  const covered = new Set(summaryEntries.flatMap((entry) => coverageOf(entry).coveredIds));
-  const rawEntries = entries.filter((entry) => coverageOf(entry) === undefined);
-  const excluded = rawEntries.filter((entry) => covered.has(entry.id));
-  const raw = rawEntries.filter((entry) => !covered.has(entry.id));
-  const summaries = stableSortSummaries(summaryEntries);
+  const namedByAnother = (entry) =>
+    summaryEntries.some((summary) => summary.id !== entry.id && coverageOf(summary).coveredIds.includes(entry.id));
+  const excluded = entries.filter(namedByAnother);
+  const raw = entries.filter((entry) => coverageOf(entry) === undefined && !namedByAnother(entry));
+  const summaries = stableSortSummaries(summaryEntries.filter((entry) => !namedByAnother(entry)));
 
   let splitAt = raw.length - settings.preserveRecent;
   if (splitAt <= 0) splitAt = 0;
