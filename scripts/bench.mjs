@@ -18,7 +18,7 @@ import { CASES, SIZES, buildWorkloads } from './bench/workloads.mjs';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(repoRoot, 'scripts', 'bench');
 const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
-const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'cold-start', 'size', 'memory'];
+const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'cold-start', 'size', 'memory'];
 
 const USAGE = `usage: node scripts/bench.mjs [options]
   --subject PATH     module under test (default: pkg/dist/index.mjs)
@@ -247,6 +247,17 @@ async function measureRecalls(modules, options, progress, timing) {
   return rows;
 }
 
+/** The subject over one long conversation, once per variant (200 turns in --quick). */
+async function measureLongConversation(api, long, quick, progress) {
+  const settings = quick ? { ...long.LONG_SETTINGS, turns: 200 } : long.LONG_SETTINGS;
+  const rows = [];
+  for (const variant of long.VARIANTS) {
+    progress(`long conversation: ${variant.name}`);
+    rows.push(await long.runLongConversation(api, variant, settings));
+  }
+  return { settings, checkpoints: long.CHECKPOINTS.filter((turn) => turn <= settings.turns), rows };
+}
+
 // ---------------------------------------------------------------- fresh-process probes
 
 function runChild(args) {
@@ -427,6 +438,34 @@ function renderMarkdown(report) {
     );
   }
 
+  if (report.long) {
+    const { settings, checkpoints, rows } = report.long;
+    out.push(
+      '',
+      '### Long conversation',
+      '',
+      `${settings.turns} turns, a fact planted every 20 turns; loadRecent window ${settings.window}, triggerMinEntries ${settings.triggerMinEntries}, ` +
+        `preserveRecent ${settings.preserveRecent}, minFoldEntries ${settings.minFoldEntries}; extractive with maxChars ${settings.maxChars}. Subject only.`,
+      '',
+    );
+    out.push(
+      table(
+        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', 'p95', 'max', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+        rows.map((row) => [
+          row.variant,
+          fixed(row.callsPer100Turns, 1),
+          `${fixed(100 * row.refusedShare, 0)}%`,
+          fixed(row.chars.mean, 0),
+          row.chars.p95,
+          row.chars.max,
+          row.oldestReached,
+          row.firstFoldTurn === undefined ? '—' : row.turnsNotReachingTurnOne,
+          ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
+        ]),
+      ),
+    );
+  }
+
   if (report.coldStart) {
     out.push('', '### Cold start (fresh Node processes)', '', `Median (p10–p90) ms over ${report.coldStart[0].runs} processes per module; first fold = stage construction + one provider+store fold at N = 20.`, '');
     out.push(
@@ -495,6 +534,7 @@ async function main() {
 
   const wants = (section) => options.sections.includes(section);
   const inPipeline = wants('pipeline') ? (await import('./bench/pipeline.mjs')).IN_PIPELINE : null;
+  const longConversation = wants('long') ? await import('./bench/long-conversation.mjs') : null;
   const report = {
     meta: {
       mode: options.quick ? 'quick' : 'default',
@@ -511,6 +551,7 @@ async function main() {
     fresh: wants('fresh') ? await measureRecalls(modules, options, progress, FRESH) : null,
     build: wants('build') ? await measureBuilds(modules, options.budget, progress) : null,
     pipeline: inPipeline ? await measureRecalls(modules, options, progress, inPipeline) : null,
+    long: longConversation ? await measureLongConversation(modules[0].api, longConversation, options.quick, progress) : null,
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
     sizes: null,
@@ -525,6 +566,9 @@ async function main() {
         for (const problem of result.problems) report.problems.push(`${section}: ${result.module} ${row.case} N=${row.n}: ${problem}`);
       }
     }
+  }
+  for (const row of report.long?.rows ?? []) {
+    for (const problem of row.problems) report.problems.push(`long conversation, ${row.variant}: ${problem}`);
   }
   for (const row of [...(report.coldStart ?? []), ...(report.memory ?? [])]) {
     for (const problem of row.problems) report.problems.push(`${row.module}: ${problem}`);

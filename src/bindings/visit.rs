@@ -119,6 +119,9 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     if candidate.cannot_pass() {
         return Promise::resolve(&visit.deliver(Outcome::of(candidate.predicted_not_smaller())));
     }
+    if let Some(deferred) = candidate.defer(&visit.config) {
+        return Promise::resolve(&visit.deliver(Outcome::of(deferred)));
+    }
     let stage_id = visit.stage.id();
     let in_flight = |source: &Option<SpanSource>| source.as_ref().and_then(|source| flight::find(stage_id, source));
     if let Some(flight) = in_flight(&source) {

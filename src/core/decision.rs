@@ -42,6 +42,8 @@ pub struct Candidate {
     raw_entries: usize,
     /// What folds: the rolled summaries and the raw span together.
     pub span: SpanFacts,
+    /// How many of `span.chars` are the rolled summaries'.
+    rolled_chars: usize,
     /// `createdAt`/`updatedAt` of the summary; `None` means "use now".
     pub anchor: Option<f64>,
     /// `toTurn` of each summary already in recall, in sorted order.
@@ -83,6 +85,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     let folded = rolled_indices.iter().chain(span_indices).map(|&i| &facts[i]);
     // Saturating: a span's UTF-16 length cannot wrap around on wasm32's 32-bit usize.
     let chars = folded.clone().fold(0usize, |sum, f| sum.saturating_add(f.content_units));
+    let rolled_chars = rolled_indices.iter().fold(0usize, |sum, &i| sum.saturating_add(facts[i].content_units));
     let span_from = facts[span_indices[0]].turn.unwrap_or(0.0);
     let to_turn_value = facts[span_indices[split_at - 1]].turn.unwrap_or(span_from);
     let from_turn = rolled_indices.first().and_then(|&i| facts[i].summary.as_ref()).map_or(span_from, |s| s.from_turn);
@@ -100,6 +103,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         rolled,
         raw_entries: split_at,
         span: SpanFacts { entries, chars, from_turn, to_turn: to_turn_value },
+        rolled_chars,
         anchor,
         summary_turns,
         label_chars,
@@ -146,6 +150,21 @@ impl Candidate {
     /// SPEC §8: when even an empty summary could not make recall smaller.
     pub fn cannot_pass(&self) -> bool {
         self.label_chars >= self.span.chars
+    }
+
+    /// The raw span's chars: the new text a fold takes out of recall.
+    fn new_chars(&self) -> usize {
+        self.span.chars - self.rolled_chars
+    }
+
+    /// Under `maxSummaries` only: the fold would take out of recall less
+    /// than `WORTH_FACTOR` label-lengths of new text. A rolling fold pays to
+    /// rewrite the earlier summary as well, so a small span is deferred
+    /// (never latched: it grows as turns leave the tail). Off by default: the
+    /// original folds such spans, and it must not change a fold it keeps.
+    pub fn defer(&self, config: &StageConfig) -> Option<Settled> {
+        let too_small = config.max_summaries.is_some() && self.new_chars() < events::WORTH_FACTOR * self.label_chars;
+        too_small.then(|| self.decline(events::deferred(self.span, self.label_chars, self.new_chars())))
     }
 
     /// settle(raw) with the given decline explained.

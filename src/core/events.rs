@@ -39,6 +39,7 @@ pub enum Evidence {
     CoveredOnly(CoveredOnly),
     Latched(Latched),
     Predicted(Predicted),
+    Deferred(Deferred),
     Failed(Failed),
     NotSmaller(NotSmaller),
     Folded(Folded),
@@ -69,6 +70,18 @@ pub struct Predicted {
     pub summarizer_called: bool,
     pub label_chars: usize,
     pub predicted: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Deferred {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    pub label_chars: usize,
+    /// The chars of new (raw) text the span holds, which a fold would take out of recall.
+    pub new_chars: usize,
+    pub deferred: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -265,6 +278,29 @@ span of {} it would replace, so no summary could make recall smaller; recall is 
             summarizer_called: false,
             label_chars,
             predicted: true,
+        }),
+    )
+}
+
+/// How many label-lengths of new text a rolling fold must take out of recall
+/// to be worth its call (`deferred`).
+pub const WORTH_FACTOR: usize = 3;
+
+pub fn deferred(span: SpanFacts, label_chars: usize, new_chars: usize) -> (String, Evidence) {
+    (
+        format!(
+            "not-worth-a-call-yet, no call made: the span of {} holds {new_chars} chars of new text, under \
+{WORTH_FACTOR} times its label's {label_chars} chars, so a fold would cost more than it takes out of recall; \
+recall is served verbatim until more turns leave the verbatim tail",
+            Span(span)
+        ),
+        Evidence::Deferred(Deferred {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+            label_chars,
+            new_chars,
+            deferred: true,
         }),
     )
 }

@@ -9,8 +9,15 @@
 //! The budget is `max_chars` or half the input, whichever is smaller: a
 //! summary that is not clearly shorter than what it summarizes would be
 //! refused by the stage as replacement-not-smaller anyway.
+//!
+//! An earlier summary folded in (`maxSummaries`) is a message whose content
+//! starts with the stage's label. Its label is never summary text; its lines
+//! are already `role: sentence` lines and are kept as written (no second
+//! role prefix, however often it rolls), scored like new ones, and they win
+//! ties: the oldest facts are the last to go. The half-the-input cap counts
+//! only new text, so a rolling summary keeps what it had.
 
-use super::format::utf16_len;
+use super::format::{utf16_len, LABEL_SEPARATOR, SUMMARY_FRAME_PREFIX};
 use std::collections::HashSet;
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
@@ -117,32 +124,47 @@ const DATE_WORDS: &[&str] = &[
 
 /// The summary text for `messages`, at most `max_chars` UTF-16 units long.
 pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
-    let input_chars: usize = messages.iter().map(|m| utf16_len(m.content)).sum();
-    let max_chars = max_chars.min(input_chars / 2);
+    let mut earlier_chars = 0;
+    let mut new_chars = 0;
     let mut candidates: Vec<Candidate> = Vec::new();
     // Long spans repeat lines ("Thanks, noted."): a set keeps dedupe linear.
     // Lines are compared as written, so a repeat is never kept twice.
     let mut seen = HashSet::new();
     for message in messages {
-        for sentence in sentences(message.content) {
+        let (earlier, lines) = match earlier_summary_text(message.content) {
+            Some(text) => (true, text),
+            None => (false, message.content),
+        };
+        if earlier {
+            earlier_chars += utf16_len(lines);
+        } else {
+            new_chars += utf16_len(lines);
+        }
+        for sentence in sentences(lines) {
             let score = score(sentence);
             if score == 0 {
                 continue;
             }
-            let line = format!("{}: {sentence}", message.role);
+            let line = if earlier { sentence.to_owned() } else { format!("{}: {sentence}", message.role) };
             if !seen.insert(line.clone()) {
                 continue;
             }
             let cost = utf16_len(&line);
-            candidates.push(Candidate { score, line, cost, kept: false });
+            candidates.push(Candidate { score, line, cost, earlier, kept: false });
         }
     }
-    // Highest score first; within a score, the later sentence first.
+    let max_chars = max_chars.min(earlier_chars + new_chars / 2);
+    // Highest score first; within a score, earlier summaries' lines first
+    // (oldest first), then the later new sentence first.
     let top = candidates.iter().map(|c| c.score).max().unwrap_or(0);
     let mut used = 0;
     let mut any_kept = false;
     for score in (1..=top).rev() {
-        for candidate in candidates.iter_mut().rev().filter(|c| c.score == score) {
+        let earlier = candidates.iter().enumerate().filter(|(_, c)| c.earlier && c.score == score).map(|(i, _)| i);
+        let new = candidates.iter().enumerate().rev().filter(|(_, c)| !c.earlier && c.score == score).map(|(i, _)| i);
+        let order: Vec<usize> = earlier.chain(new).collect();
+        for index in order {
+            let candidate = &mut candidates[index];
             // Every line after the first costs a "\n" too.
             let cost = candidate.cost + usize::from(any_kept);
             if used + cost <= max_chars {
@@ -156,10 +178,21 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     kept.join("\n")
 }
 
+/// An earlier summary's own text (its lines, after the label), when
+/// `content` is a summary the stage wrote.
+fn earlier_summary_text(content: &str) -> Option<&str> {
+    if !content.starts_with(SUMMARY_FRAME_PREFIX) {
+        return None;
+    }
+    content.split_once(&format!("]{LABEL_SEPARATOR}")).map(|(_, text)| text)
+}
+
 struct Candidate {
     score: u32,
     line: String,
     cost: usize,
+    /// A line of an earlier summary folded in.
+    earlier: bool,
     kept: bool,
 }
 
@@ -290,5 +323,45 @@ mod tests {
         let first = summarize(&messages, 100);
         assert_eq!(first, summarize(&messages, 100));
         assert!(first.contains("注文番号は123です。"), "{first}");
+    }
+
+    /// An earlier summary as the stage stores it: its label, then its lines.
+    fn earlier(lines: &str) -> String {
+        let label = crate::core::format::label_text("a model").followed_by(LABEL_SEPARATOR).render(&[1.0, 4.0, 8.0]);
+        format!("{label}{lines}")
+    }
+
+    #[test]
+    fn an_earlier_summary_rolls_in_without_its_label_or_a_second_prefix() {
+        let old = earlier("user: My order #4512 arrived broken on March 3.\nassistant: I will refund $89.99 by Friday.");
+        let messages = vec![
+            Message { role: "system", content: &old },
+            Message { role: "user", content: "I moved to 7 Pine Lane. Thanks!" },
+            Message { role: "assistant", content: SMALL_TALK },
+        ];
+        let text = summarize(&messages, DEFAULT_MAX_CHARS);
+        assert_eq!(
+            text,
+            "user: My order #4512 arrived broken on March 3.\nassistant: I will refund $89.99 by Friday.\nuser: I moved to 7 Pine Lane."
+        );
+        // Rolled again, the lines stay as they are: nothing piles up.
+        let again = earlier(&text);
+        let rolled = summarize(&[Message { role: "system", content: &again }, Message { role: "user", content: "Ok." }], DEFAULT_MAX_CHARS);
+        assert_eq!(rolled, text, "deterministic, no `system:` prefix, no label sentence");
+    }
+
+    #[test]
+    fn the_oldest_facts_are_the_last_to_go_and_the_cap_counts_only_new_text() {
+        let old = earlier("user: Ship it to 12 Oak Street.");
+        let messages = vec![
+            Message { role: "system", content: &old },
+            Message { role: "user", content: "Ship it to 48 Elm Road." },
+        ];
+        // Room for one line: the earlier summary's fact wins the tie.
+        let one_line = utf16_len("user: Ship it to 12 Oak Street.");
+        assert_eq!(summarize(&messages, one_line), "user: Ship it to 12 Oak Street.");
+        // A short new span does not halve what the summary already held.
+        let tiny = vec![Message { role: "system", content: &old }, Message { role: "user", content: "Ok." }];
+        assert_eq!(summarize(&tiny, DEFAULT_MAX_CHARS), "user: Ship it to 12 Oak Street.");
     }
 }

@@ -1496,3 +1496,23 @@ fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
     assert_eq!(class, "RangeError");
     assert!(message.contains("`maxSummaries` must be a positive integer"), "{message}");
 }
+
+#[wasm_bindgen_test]
+async fn under_max_summaries_a_fold_that_takes_out_less_than_three_labels_waits() {
+    // 8 span entries of 100 chars: 800 chars of new text, against a ~300-char label.
+    let loaded = conversation(6, 2, 100, "c1");
+    let rolling = Fixture::new(json!({}), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "maxSummaries": 1 }));
+    rolling.run(&rolling.scope(&loaded)).await;
+    assert_eq!(rolling.call_count(), 0, "no paid call for a fold that would not pay for itself");
+    let payload = rolling.only_event();
+    assert!(reason(&payload).starts_with("not-worth-a-call-yet, no call made: the span of 8 entries"), "{payload}");
+    let evidence = &payload["scoreEvidence"];
+    assert_eq!(evidence["deferred"], true);
+    assert_eq!(evidence["summarizerCalled"], false);
+    assert_eq!(evidence["newChars"], 800);
+    assert_eq!(rolling.field("sets"), json!([]), "recall is served verbatim");
+    // Without maxSummaries the rule is off: the original would fold this span.
+    let plain = Fixture::new(json!({}), json!({ "triggerMinEntries": 10, "preserveRecent": 4 }));
+    plain.run(&plain.scope(&loaded)).await;
+    assert_eq!(plain.call_count(), 1);
+}

@@ -1,0 +1,133 @@
+// The "long conversation" section of scripts/bench.mjs: 1,000 turns of a
+// support conversation with facts planted at known turns, through a memory
+// pipeline as agentfootprint wires it (loadRecent → summarize → what is
+// sent), with the offline `extractive` summarizer. It measures what users
+// feel first: paid calls, characters sent to the main model every turn, how
+// far back recall reaches, and whether planted facts survive.
+
+export const LONG_SETTINGS = Object.freeze({ turns: 1000, window: 24, triggerMinEntries: 12, preserveRecent: 4, minFoldEntries: 4, maxChars: 600 });
+export const CHECKPOINTS = [100, 250, 500, 1000];
+const FACT_EVERY = 20;
+
+export const VARIANTS = [
+  { name: 'plain window', stage: null },
+  { name: 'default stage', stage: {} },
+  { name: 'maxSummaries: 1', stage: { maxSummaries: 1 } },
+  { name: 'maxSummaries: 3', stage: { maxSummaries: 3 } },
+];
+
+const CHATTER = [
+  ['user', 'Hi again, quick question about my delivery.'],
+  ['assistant', 'Sure, happy to help with that today.'],
+  ['user', 'The courier said it would come in the afternoon, is that right?'],
+  ['assistant', 'Yes, afternoon deliveries usually arrive between two and five.'],
+  ['user', 'Great, thanks. Can you also check the tracking page?'],
+  ['assistant', 'The tracking page shows the parcel is at the local depot.'],
+  ['user', 'Okay, and will I get a notification before it arrives?'],
+  ['assistant', 'You will get a text message about an hour before arrival.'],
+];
+
+/** The fact planted at turn `t` (every FACT_EVERY turns), or undefined. */
+export function plantedFact(turn) {
+  if (turn % FACT_EVERY !== 1) return undefined;
+  const k = (turn - 1) / FACT_EVERY + 1;
+  return { marker: `FACT-${String(k).padStart(3, '0')}`, text: `Please note FACT-${String(k).padStart(3, '0')}: my reference number #${4400 + k} must be quoted on order ${k * 7}.` };
+}
+
+function messagesOf(turn) {
+  const fact = plantedFact(turn);
+  const [userRole, userText] = CHATTER[(2 * turn) % CHATTER.length];
+  const [assistantRole, assistantText] = CHATTER[(2 * turn + 1) % CHATTER.length];
+  return [
+    { role: userRole, content: fact ? fact.text : `${userText} (turn ${turn})` },
+    { role: assistantRole, content: `${assistantText} Noted for turn ${turn}.` },
+  ];
+}
+
+const identity = { tenant: 'bench', conversationId: 'long-1' };
+
+/** One variant over the whole conversation: the per-turn record and the checkpoints. */
+export async function runLongConversation(api, variant, settings = LONG_SETTINGS) {
+  const store = [];
+  let clock = 1_700_000_000_000;
+  let calls = 0;
+  const summarizer = api.extractive({ maxChars: settings.maxChars });
+  const llm = async (messages) => {
+    calls++;
+    return summarizer(messages);
+  };
+  const events = [];
+  const stage = variant.stage
+    ? api.summarize({
+        llm,
+        store: { put: async (_, entry) => void store.push(entry) },
+        triggerMinEntries: settings.triggerMinEntries,
+        preserveRecent: settings.preserveRecent,
+        minFoldEntries: settings.minFoldEntries,
+        now: () => clock,
+        ...variant.stage,
+      })
+    : null;
+  const charsSent = [];
+  const checkpoints = [];
+  let oldestReached = Infinity;
+  // Turns after the first fold whose recall does not reach turn 1.
+  let firstFoldTurn;
+  let turnsNotReachingTurnOne = 0;
+  for (let turn = 1; turn <= settings.turns; turn++) {
+    for (const [index, message] of messagesOf(turn).entries()) {
+      clock += 1000;
+      store.push({
+        id: `msg-${turn}-${index}`,
+        value: message,
+        version: 1,
+        createdAt: clock,
+        updatedAt: clock,
+        lastAccessedAt: clock,
+        accessCount: 0,
+        source: { turn, identity },
+      });
+    }
+    // loadRecent: the newest `window` entries, oldest first.
+    const loaded = [...store].sort((a, b) => a.updatedAt - b.updatedAt).slice(-settings.window);
+    const scope = { loaded, identity, $emit: (type, payload) => events.push(payload) };
+    if (stage) await stage(scope);
+    const recall = scope.loaded;
+    charsSent.push(recall.reduce((sum, entry) => sum + (entry.value?.content?.length ?? 0), 0));
+    oldestReached = Math.min(...recall.map((entry) => entry.metadata?.summarizes?.fromTurn ?? entry.source?.turn ?? Infinity));
+    if (firstFoldTurn === undefined && recall.some((entry) => entry.metadata?.summarizes)) firstFoldTurn = turn;
+    if (firstFoldTurn !== undefined && oldestReached > 1) turnsNotReachingTurnOne++;
+    if (CHECKPOINTS.includes(turn)) {
+      const text = recall.map((entry) => entry.value?.content ?? '').join('\n');
+      let planted = 0;
+      let kept = 0;
+      for (let t = 1; t <= turn; t++) {
+        const fact = plantedFact(t);
+        if (!fact) continue;
+        planted++;
+        if (text.includes(fact.marker)) kept++;
+      }
+      checkpoints.push({ turn, planted, kept, oldestReached });
+    }
+  }
+  const paid = events.filter((payload) => payload.scoreEvidence.summarizerCalled);
+  const refused = paid.filter((payload) => payload.reason.includes('replacement-not-smaller'));
+  const sorted = [...charsSent].sort((a, b) => a - b);
+  return {
+    variant: variant.name,
+    callsPer100Turns: (calls * 100) / settings.turns,
+    refusedShare: paid.length === 0 ? 0 : refused.length / paid.length,
+    chars: {
+      mean: charsSent.reduce((a, b) => a + b, 0) / charsSent.length,
+      p95: sorted[Math.floor(0.95 * (sorted.length - 1))],
+      max: sorted.at(-1),
+      lastTenth: charsSent.slice(-settings.turns / 10).reduce((a, b) => a + b, 0) / (settings.turns / 10),
+      firstTenthAfterFold: charsSent.slice(settings.turns / 10, settings.turns / 5).reduce((a, b) => a + b, 0) / (settings.turns / 10),
+    },
+    oldestReached,
+    firstFoldTurn,
+    turnsNotReachingTurnOne,
+    checkpoints,
+    problems: calls !== paid.length ? [`${calls} summarizer calls, ${paid.length} events that say a call was made`] : [],
+  };
+}
