@@ -100,6 +100,7 @@ export async function startPlayground({ api, notify, clearNotice }) {
       triggerMinEntries: numberSetting('triggerMinEntries'),
       preserveRecent: numberSetting('preserveRecent'),
       minFoldEntries: numberSetting('minFoldEntries'),
+      maxSummaries: numberSetting('maxSummaries'),
       summaryTier: field('summaryTier').value,
       timeoutMs: numberSetting('timeoutMs'),
     };

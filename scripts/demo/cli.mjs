@@ -67,6 +67,9 @@ Options:
                     keeps returning with new orders)
   --db PATH         SQLite file (default ${DEFAULT_DB} in the repository)
   --reset           delete the database first and start at turn 1
+  --max-summaries N keep at most N summaries in recall: a fold that would leave
+                    more rolls the oldest into the new one, in the same call,
+                    so recall reaches turn 1 with one summary (default: no bound)
   --json            one JSON record per turn on stdout and nothing else there
                     (the summary table goes to stderr)
   --llm NAME        the summarizer: extractive (default; offline, deterministic,
@@ -118,6 +121,7 @@ function parseOptions(argv) {
         turns: { type: 'string' },
         db: { type: 'string' },
         reset: { type: 'boolean' },
+        'max-summaries': { type: 'string' },
         json: { type: 'boolean' },
         llm: { type: 'string' },
         'base-url': { type: 'string' },
@@ -144,6 +148,7 @@ function parseOptions(argv) {
     // a path the user types is relative to where they typed it.
     dbPath: values.db === undefined ? resolve(REPO_ROOT, DEFAULT_DB) : resolve(values.db),
     reset: values.reset ?? false,
+    maxSummaries: values['max-summaries'] === undefined ? undefined : positiveInteger('--max-summaries', values['max-summaries']),
     json: values.json ?? false,
     llm,
     baseUrl: (values['base-url'] ?? 'https://api.openai.com/v1').trim().replace(/\/+$/, ''),
@@ -401,6 +406,7 @@ async function main(argv) {
       preserveRecent: SETTINGS.preserveRecent,
       minFoldEntries: SETTINGS.minFoldEntries,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.maxSummaries === undefined ? {} : { maxSummaries: options.maxSummaries }),
       now: clock,
     });
     const pipeline = await createMemoryPipeline({

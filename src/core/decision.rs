@@ -160,11 +160,17 @@ impl Candidate {
     /// Under `maxSummaries` only: the fold would take out of recall less
     /// than `WORTH_FACTOR` label-lengths of new text. A rolling fold pays to
     /// rewrite the earlier summary as well, so a small span is deferred
-    /// (never latched: it grows as turns leave the tail). Off by default: the
-    /// original folds such spans, and it must not change a fold it keeps.
+    /// (never latched: it grows as turns leave the tail), but only while the
+    /// oldest loaded entry is one a summary already stands for: a recency
+    /// window drops its oldest entry first, and waiting must never let the
+    /// summary, or a turn no summary holds, fall out of recall. Off by
+    /// default: the original folds such spans, and it must not change a fold
+    /// it keeps.
     pub fn defer(&self, config: &StageConfig) -> Option<Settled> {
-        let too_small = config.max_summaries.is_some() && self.new_chars() < events::WORTH_FACTOR * self.label_chars;
-        too_small.then(|| self.decline(events::deferred(self.span, self.label_chars, self.new_chars())))
+        let slack = self.part.excluded.first() == Some(&0);
+        let too_small = self.new_chars() < events::WORTH_FACTOR * self.label_chars;
+        (config.max_summaries.is_some() && slack && too_small)
+            .then(|| self.decline(events::deferred(self.span, self.label_chars, self.new_chars())))
     }
 
     /// settle(raw) with the given decline explained.

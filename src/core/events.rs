@@ -180,15 +180,15 @@ impl fmt::Display for SpanTurns {
     }
 }
 
-/// `", 2 of them earlier summaries rolled in"`, or nothing.
+/// `", 2 of them earlier summaries,"`, or nothing.
 struct Rolled(usize);
 
 impl fmt::Display for Rolled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             0 => Ok(()),
-            1 => f.write_str(", 1 of them an earlier summary rolled in"),
-            n => write!(f, ", {n} of them earlier summaries rolled in"),
+            1 => f.write_str(", 1 of them an earlier summary,"),
+            n => write!(f, ", {n} of them earlier summaries,"),
         }
     }
 }

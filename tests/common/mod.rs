@@ -1445,7 +1445,7 @@ async fn max_summaries_one_rolls_the_old_summary_into_the_new_one_in_one_call() 
     expected.extend(id_list(5..=8, 2));
     assert_eq!(coverage["coveredIds"], json!(expected));
     let payload = parse(&to_json(&get(&at(&get(&second, "events"), 0), "payload")));
-    assert!(reason(&payload).starts_with("folded 9 entries (turns 1\u{2013}8), 1 of them an earlier summary rolled in"), "{payload}");
+    assert!(reason(&payload).starts_with("folded 9 entries (turns 1\u{2013}8), 1 of them an earlier summary, into msg-summary-1-8"), "{payload}");
     assert_eq!(payload["scoreEvidence"]["rolledSummaries"], 1);
     assert_eq!(payload["droppedIds"], json!(expected));
     let label = get(&get(&s2, "value"), "content").as_string().unwrap();
@@ -1498,21 +1498,36 @@ fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
 }
 
 #[wasm_bindgen_test]
-async fn under_max_summaries_a_fold_that_takes_out_less_than_three_labels_waits() {
-    // 8 span entries of 100 chars: 800 chars of new text, against a ~300-char label.
-    let loaded = conversation(6, 2, 100, "c1");
-    let rolling = Fixture::new(json!({}), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "maxSummaries": 1 }));
-    rolling.run(&rolling.scope(&loaded)).await;
-    assert_eq!(rolling.call_count(), 0, "no paid call for a fold that would not pay for itself");
-    let payload = rolling.only_event();
-    assert!(reason(&payload).starts_with("not-worth-a-call-yet, no call made: the span of 8 entries"), "{payload}");
+async fn under_max_summaries_a_small_fold_waits_only_while_covered_entries_leave_the_window_first() {
+    // Turn 1 is covered by a stored summary and still loaded in front of it;
+    // the span (turns 2–5) holds 8 × 100 = 800 chars of new text, under three
+    // ~300-char labels.
+    let all: Vec<JsValue> = conversation(7, 2, 100, "c1").iter().collect();
+    let stored = summary_of("msg-summary-1-1", &js(&json!(id_list(1..=1, 2))), 1.0);
+    let mut with_slack = all[..2].to_vec();
+    with_slack.push(stored.clone());
+    with_slack.extend_from_slice(&all[2..]);
+    let config = json!({ "triggerMinEntries": 10, "preserveRecent": 4, "maxSummaries": 1 });
+    let identity = js(&json!({ "conversationId": "c1" }));
+    let rolling = Fixture::new(json!({}), config.clone());
+    let waited = rolling.fold(&array_of(&with_slack), &identity).await;
+    assert_eq!(rolling.call_count(), 0, "no paid call for a fold that would not pay for itself yet");
+    let payload = parse(&to_json(&get(&at(&get(&waited, "events"), 0), "payload")));
+    assert!(reason(&payload).starts_with("not-worth-a-call-yet, no call made: the span of 9 entries"), "{payload}");
     let evidence = &payload["scoreEvidence"];
     assert_eq!(evidence["deferred"], true);
     assert_eq!(evidence["summarizerCalled"], false);
     assert_eq!(evidence["newChars"], 800);
-    assert_eq!(rolling.field("sets"), json!([]), "recall is served verbatim");
+    // Once the summary is the oldest entry loaded, the next load may drop
+    // it: the fold is made now, rolling it in.
+    let mut without_slack = vec![stored];
+    without_slack.extend_from_slice(&all[2..]);
+    let folded = rolling.fold(&array_of(&without_slack), &identity).await;
+    assert_eq!(rolling.call_count(), 1);
+    // fromTurn is the rolled summary's (`summaryOf` writes 0).
+    assert_eq!(get(&at(&get(&folded, "recall"), 0), "id"), "msg-summary-0-5");
     // Without maxSummaries the rule is off: the original would fold this span.
     let plain = Fixture::new(json!({}), json!({ "triggerMinEntries": 10, "preserveRecent": 4 }));
-    plain.run(&plain.scope(&loaded)).await;
+    plain.fold(&array_of(&with_slack), &identity).await;
     assert_eq!(plain.call_count(), 1);
 }

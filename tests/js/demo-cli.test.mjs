@@ -585,3 +585,22 @@ test('the SQLite store upserts, copies, and orders listRecent exactly like selec
   }
   assert.ok(existsSync(dbPath));
 });
+
+test('--max-summaries 1: over 200 turns recall holds one summary that reaches turn 1, and no paid call is refused', { timeout: 120_000 }, async () => {
+  const dbPath = freshDbPath();
+  const records = jsonRecords((await runOk(['--json', '--turns', '200', '--max-summaries', '1', '--db', dbPath])).stdout);
+  const { byId } = readDatabase(dbPath);
+  const firstFold = records.findIndex((record) => record.foldsSoFar > 0);
+  assert.ok(firstFold >= 0, 'the run folds');
+  for (const record of records.slice(firstFold + 1)) {
+    const summaries = record.recallIds.map((id) => byId.get(id)).filter((entry) => entry.metadata?.summarizes);
+    assert.equal(summaries.length, 1, `turn ${record.turn}: one summary in recall, got ${summaries.length}`);
+    assert.equal(summaries[0].metadata.summarizes.fromTurn, 1, `turn ${record.turn}: the summary reaches turn 1`);
+  }
+  assert.ok(records.every((record) => !record.summaryRefused), 'no paid call was refused as not smaller');
+  const help = await runOk(['--help']);
+  assert.match(help.stdout, /--max-summaries N/);
+  const bad = await runCli(['--max-summaries', '0', '--db', freshDbPath()]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--max-summaries must be a positive integer; got "0"/);
+});

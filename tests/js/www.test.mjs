@@ -369,3 +369,26 @@ test('an OpenAI-compatible endpoint: request shape, usage, failure and timeout a
     endpoint.close();
   }
 });
+
+test('maxSummaries 1 in the playground keeps one summary that reaches turn 1, and the folded line flat', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPlayground({ width: 1280, height: 800 });
+  await setField(page, '#trigger-min-entries', 12);
+  await setField(page, '#preserve-recent', 4);
+  await setField(page, '#min-fold-entries', 4);
+  await setField(page, '#load-count', 24);
+  await setField(page, '#max-summaries', 1);
+  for (let turn = 1; turn <= TURNS_TO_PLAY; turn += 1) {
+    await page.locator('#step-turn').click();
+    await waitForTurn(page, turn);
+  }
+  const summaries = await page.locator('#recall .entry-summary').evaluateAll((cards) => cards.map((card) => Number(card.dataset.fromTurn)));
+  assert.deepEqual(summaries, [1], 'one summary, reaching turn 1');
+  const folded = await page.locator('#recall-chart [data-series="folded"] circle title').allTextContents();
+  const chars = folded.map((title) => Number(/: ([\d,]+) characters/.exec(title)[1].replaceAll(',', '')));
+  // Flat: it rises between folds and drops at each, but does not grow with the conversation.
+  const middle = chars.slice(TURNS_TO_PLAY / 3, (2 * TURNS_TO_PLAY) / 3);
+  const last = chars.slice((2 * TURNS_TO_PLAY) / 3);
+  assert.ok(Math.max(...last) <= 1.2 * Math.max(...middle), `the folded line stays flat: ${chars.join(', ')}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
