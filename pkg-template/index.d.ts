@@ -179,6 +179,12 @@ export interface SummarizeEvidence {
   readonly latched?: boolean;
   readonly predicted?: boolean;
   readonly coalesced?: boolean;
+  /** How many earlier summaries a fold took in (`maxSummaries`); absent when none. */
+  readonly rolledSummaries?: number;
+  /** A small rolling fold that waits (`maxSummaries`): no call was made. */
+  readonly deferred?: boolean;
+  /** With `deferred`: the chars of new text the fold would take out of recall. */
+  readonly newChars?: number;
   /** Absent when `loaded` itself is not an array, or when the `now` clock failed. */
   readonly invalidIndex?: number;
   /** E.g. `'id'`, `'value.content'`, `'loaded'`, `'now'`. */
@@ -249,6 +255,28 @@ export interface SummarizeConfig {
    * entry plus a label is a paid call that makes recall longer.
    */
   readonly minFoldEntries?: number;
+  /**
+   * Beyond the original: at most this many summaries stay in recall (a
+   * positive integer; default no bound). A fold that would leave more takes
+   * the oldest summaries in with the raw span, in the same one call: they
+   * come first in the transcript (or the callback's messages), the new
+   * summary's coverage names them, and its `fromTurn` is theirs. With `1`,
+   * recall is one summary that reaches turn 1 plus the verbatim tail, turn
+   * after turn, and the characters sent stay flat however long the
+   * conversation. It also turns on one cost rule: a fold that would take out
+   * of recall less than three label-lengths of new text waits (no call),
+   * while the oldest loaded entry is one a summary already stands for.
+   * Works with a load window that holds the summary and a few turns past
+   * the tail; a larger `maxSummaries` keeps older summaries only while the
+   * window still loads them.
+   */
+  readonly maxSummaries?: number;
+  /**
+   * Beyond the original: also consider a fold once the raw recall's length
+   * (UTF-16 code units, as `.length` counts) reaches this, whatever the
+   * entry count: pasted documents reach a size limit long before a count.
+   */
+  readonly triggerMinChars?: number;
   /**
    * Override the summarizer instruction ("preserve every refund-related
    * number"). Only the instruction is yours: the transcript delimiters and the

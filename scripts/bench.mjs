@@ -450,7 +450,7 @@ function renderMarkdown(report) {
     );
     out.push(
       table(
-        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', 'p95', 'max', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', 'p95', 'max', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
         rows.map((row) => [
           row.variant,
           fixed(row.callsPer100Turns, 1),
@@ -458,6 +458,7 @@ function renderMarkdown(report) {
           fixed(row.chars.mean, 0),
           row.chars.p95,
           row.chars.max,
+          `${fixed(row.chars.lastTenth / row.chars.firstTenthAfterFold, 2)}×`,
           row.oldestReached,
           row.firstFoldTurn === undefined ? '—' : row.turnsNotReachingTurnOne,
           ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),

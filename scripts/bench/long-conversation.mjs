@@ -122,6 +122,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
       p95: sorted[Math.floor(0.95 * (sorted.length - 1))],
       max: sorted.at(-1),
       lastTenth: charsSent.slice(-settings.turns / 10).reduce((a, b) => a + b, 0) / (settings.turns / 10),
+      // Turns 101–200 of 1,000: after the first folds, before any long-run drift.
       firstTenthAfterFold: charsSent.slice(settings.turns / 10, settings.turns / 5).reduce((a, b) => a + b, 0) / (settings.turns / 10),
     },
     oldestReached,
