@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { launchChromium, recordPageProblems } from './lib/chromium.mjs';
@@ -294,11 +294,22 @@ describe('Node 20', () => {
   });
 
   test('import gets the ES module and folds', async () => {
-    const project = await consumerProject();
-    const consumer = join(project.dir, 'esm-consumer.mjs');
-    writeFileSync(
-      consumer,
-      `import * as pkg from 'footprint-summarize';
+    const consumer = await esmConsumer();
+    const { stdout } = await run(process.execPath, [consumer], { cwd: dirname(consumer) });
+    const { resolved, exportNames, result } = JSON.parse(stdout);
+    assert.match(resolved, /\/node_modules\/footprint-summarize\/dist\/index\.mjs$/);
+    assert.deepEqual(exportNames, publicExports);
+    assertScenario(result);
+  });
+});
+
+/** An ES module consumer in the scratch project, as a user writes one; its path. */
+async function esmConsumer() {
+  const project = await consumerProject();
+  const consumer = join(project.dir, 'esm-consumer.mjs');
+  writeFileSync(
+    consumer,
+    `import * as pkg from 'footprint-summarize';
 import { runConsumerScenario } from './${scenarioFile}';
 
 const result = await runConsumerScenario(pkg);
@@ -308,13 +319,35 @@ process.stdout.write(JSON.stringify({
   result,
 }));
 `,
-    );
-    const { stdout } = await run(process.execPath, [consumer], { cwd: project.dir });
-    const { resolved, exportNames, result } = JSON.parse(stdout);
-    assert.match(resolved, /\/node_modules\/footprint-summarize\/dist\/index\.mjs$/);
-    assert.deepEqual(exportNames, publicExports);
-    assertScenario(result);
-  });
+  );
+  return consumer;
+}
+
+/**
+ * The runtimes scripts/runtimes/package.json installs (bootstrap.sh does):
+ * each runs the same ES module consumer on the same installed tarball.
+ */
+const runtimesDir = join(repoRoot, 'scripts/runtimes/node_modules');
+const otherRuntimes = [
+  { name: 'Node 22', command: join(runtimesDir, 'node22/bin/node'), args: [] },
+  { name: 'Node 24', command: join(runtimesDir, 'node24/bin/node'), args: [] },
+  { name: 'Node 26', command: join(runtimesDir, 'node26/bin/node'), args: [] },
+  { name: 'Deno', command: join(runtimesDir, '.bin/deno'), args: ['run', '--allow-read', '--allow-env'] },
+  { name: 'Bun', command: join(runtimesDir, '.bin/bun'), args: ['run'] },
+];
+
+describe('other runtimes, from the same tarball', { timeout: 180_000 }, () => {
+  for (const runtime of otherRuntimes) {
+    test(`${runtime.name} imports the ES module and folds`, async () => {
+      const consumer = await esmConsumer();
+      const { stdout: version } = await run(runtime.command, ['--version']);
+      const { stdout } = await run(runtime.command, [...runtime.args, consumer], { cwd: dirname(consumer) });
+      const { resolved, exportNames, result } = JSON.parse(stdout);
+      assert.match(resolved, /node_modules\/footprint-summarize\/dist\/index\.mjs$/, `${runtime.name} ${version.trim()}`);
+      assert.deepEqual(exportNames, publicExports);
+      assertScenario(result);
+    });
+  }
 });
 
 // Every page below declares an empty icon: otherwise Chromium's favicon
