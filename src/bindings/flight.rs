@@ -64,8 +64,6 @@ thread_local! {
     static FLIGHTS: RefCell<Vec<Rc<Flight>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Whether any flight of this stage has a span of this length: only then is
-/// a span's key worth reading.
 /// The flight of this stage over exactly this span: the same full key. No
 /// borrow is held while keys are written (that is JS code).
 pub fn find(stage_id: f64, source: &SpanSource) -> Option<Rc<Flight>> {

@@ -138,9 +138,10 @@ export function readScope(scope) {
  */
 export function readRecall(loaded) {
   if (loaded === undefined || loaded === null) return recallRead([]);
-  if (!Array.isArray(loaded)) return rejected(-1, 'loaded', describe(loaded), RECALL_EXPECTED);
   let snapshot;
   try {
+    // Array.isArray throws for a revoked Proxy.
+    if (!Array.isArray(loaded)) return rejected(-1, 'loaded', describe(loaded), RECALL_EXPECTED);
     snapshot = Array.from(loaded);
   } catch (error) {
     return rejected(-1, 'loaded', `unreadable (iterating it threw: ${causeOf(error)})`, RECALL_EXPECTED);
@@ -408,22 +409,11 @@ function keyPart(part) {
 /**
  * A native promise of what `await value` gives. `JsFuture` follows a promise
  * through its `then` method, which user code may own (and throw from, or
- * lie through `constructor`); `await` ignores both. A plain native promise
- * (the usual answer) is already that.
+ * lie through `constructor`), and a Proxy of a promise has no `then` of its
+ * own to call; `await` handles all of them, and an async function never
+ * throws at its caller.
  */
-export function awaitable(value) {
-  if (
-    value instanceof Promise &&
-    Object.getPrototypeOf(value) === Promise.prototype &&
-    !Object.hasOwn(value, 'then') &&
-    !Object.hasOwn(value, 'constructor')
-  ) {
-    return value;
-  }
-  return awaited(value);
-}
-
-async function awaited(value) {
+export async function awaitable(value) {
   return await value;
 }
 
@@ -519,7 +509,9 @@ export function freeWhenCollected(handle, stageId, free) {
  * instance's state can no longer be trusted, and visits waiting inside it
  * would wait forever. So that visit rejects with the failure named, every
  * visit still in flight rejects with it too, and every later visit rejects
- * at once.
+ * at once. (A trap in the async part of a visit, after an await, happens in
+ * a wasm-bindgen-futures task this guard does not see: that visit stays
+ * pending, and the failure reaches the runtime as an uncaught error.)
  */
 export function makeStage(handle, run, fold) {
   const stage = (scope) => guarded(() => run(handle, scope));
@@ -537,7 +529,7 @@ function guarded(visit) {
   try {
     settled = visit();
   } catch (error) {
-    instanceFailure = new Error(
+    instanceFailure ??= new Error(
       `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every ` +
         'later one are rejected, and recall was not changed. Reload the module (restart the process) to summarize again',
       { cause: error },
@@ -546,6 +538,9 @@ function guarded(visit) {
     inFlight.clear();
     return Promise.reject(instanceFailure);
   }
+  // A visit started from user code inside this one may have failed the
+  // instance before this one was listed.
+  if (instanceFailure !== undefined) return Promise.reject(instanceFailure);
   return new Promise((resolve, reject) => {
     inFlight.add(reject);
     settled.then(

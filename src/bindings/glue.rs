@@ -1,7 +1,7 @@
 //! Declarations of `glue.js`, the JS half of the bindings, and of the
 //! objects it builds: the one place their property names are written down.
 
-use js_sys::{Array, Float64Array, Function, Promise, Uint8Array};
+use js_sys::{Array, Float64Array, Function, Promise};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
@@ -31,7 +31,7 @@ extern "C" {
     pub fn from_turns(this: &RecallRead) -> Float64Array;
     /// 1 where another summary in this recall names the entry's id.
     #[wasm_bindgen(method, getter)]
-    pub fn covered(this: &RecallRead) -> Uint8Array;
+    pub fn covered(this: &RecallRead) -> Float64Array;
     /// How many entries are summaries.
     #[wasm_bindgen(method, getter, js_name = summaryCount)]
     pub fn summary_count(this: &RecallRead) -> u32;

@@ -27,9 +27,10 @@ fn start() {
 
 #[wasm_bindgen]
 extern "C" {
-    /// The global `String(value)` conversion.
-    #[wasm_bindgen(js_name = String)]
-    fn js_string(value: &JsValue) -> String;
+    /// The global `String(value)` conversion; it throws for a value with no
+    /// string form (an object without a prototype).
+    #[wasm_bindgen(js_name = String, catch)]
+    fn js_string(value: &JsValue) -> Result<String, JsValue>;
 }
 
 thread_local! {
@@ -54,10 +55,10 @@ pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
 
 /// `'msg-summary-' + String(from) + '-' + String(to)`.
 #[wasm_bindgen(js_name = summaryEntryId)]
-pub fn summary_entry_id_js(from_turn: JsValue, to_turn: JsValue) -> String {
+pub fn summary_entry_id_js(from_turn: JsValue, to_turn: JsValue) -> Result<String, JsValue> {
     match (from_turn.as_f64(), to_turn.as_f64()) {
-        (Some(from), Some(to)) => summary_entry_id(from, to),
-        _ => format!("{SUMMARY_ID_PREFIX}{}-{}", js_string(&from_turn), js_string(&to_turn)),
+        (Some(from), Some(to)) => Ok(summary_entry_id(from, to)),
+        _ => Ok(format!("{SUMMARY_ID_PREFIX}{}-{}", js_string(&from_turn)?, js_string(&to_turn)?)),
     }
 }
 

@@ -308,9 +308,10 @@ impl Visit {
         let absent_roles = read.absent_roles();
         let marked_at = read.marked_at();
         let marked = StringTable::from_utf16_lengths(read.marked(), &read.marked_lengths()).ok()?;
-        let text = |at: usize| match marked_at.iter().position(|&m| m as usize == at) {
-            Some(k) => LineText::Text(marked.get(k)),
-            None => LineText::Spliced,
+        // `marked_at` is ascending: the texts are listed in order.
+        let text = |at: usize| match marked_at.binary_search(&(at as u32)) {
+            Ok(k) => LineText::Text(marked.get(k)),
+            Err(_) => LineText::Spliced,
         };
         let plan = transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
             role: (absent_roles[k] == 0).then(|| text(2 * k)),
@@ -465,7 +466,7 @@ fn facts_of(read: &RecallRead) -> Vec<EntryFacts> {
             updated_at: present(updated_ats[i]),
             content_units: units[i] as usize,
             summary: present(to_turns[i]).map(|to_turn| SummaryFacts { to_turn, from_turn: from_turns[i] }),
-            covered: covered[i] != 0,
+            covered: covered[i] != 0.0,
         })
         .collect()
 }

@@ -53,7 +53,6 @@ pub struct StageConfig {
     /// UTF-16 length reaches this, whatever the entry count.
     pub trigger_min_chars: Option<usize>,
     pub ttl_ms: Option<f64>,
-    pub tier: Tier,
     pub timeout_ms: Option<f64>,
     /// What a summary's content starts with, before the summarizer's text:
     /// the label naming this shape's author, and its separator. From the
@@ -73,7 +72,6 @@ impl StageConfig {
             max_summaries: None,
             trigger_min_chars: None,
             ttl_ms: None,
-            tier: Tier::Cold,
             timeout_ms: None,
             header: OnceCell::new(),
         }

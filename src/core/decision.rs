@@ -87,7 +87,12 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     let chars = folded.clone().fold(0usize, |sum, f| sum.saturating_add(f.content_units));
     let rolled_chars = rolled_indices.iter().fold(0usize, |sum, &i| sum.saturating_add(facts[i].content_units));
     let span_from = facts[span_indices[0]].turn.unwrap_or(0.0);
-    let to_turn_value = facts[span_indices[split_at - 1]].turn.unwrap_or(span_from);
+    // The newest turn folded: the raw span's last, or a rolled summary's
+    // own toTurn when that is later (raw turns a summary covers may be
+    // loaded without it), so the new summary never names itself by a
+    // range older than what it holds.
+    let rolled_to = rolled_indices.iter().map(|&i| to_turn(&facts[i])).fold(f64::NEG_INFINITY, f64::max);
+    let to_turn_value = facts[span_indices[split_at - 1]].turn.unwrap_or(span_from).max(rolled_to);
     let from_turn = rolled_indices.first().and_then(|&i| facts[i].summary.as_ref()).map_or(span_from, |s| s.from_turn);
     // max(0, updatedAt + 1 …): a missing clock makes the JS max NaN, and NaN or 0 means "now".
     let anchor = folded
@@ -154,7 +159,7 @@ impl Candidate {
 
     /// The raw span's chars: the new text a fold takes out of recall.
     fn new_chars(&self) -> usize {
-        self.span.chars - self.rolled_chars
+        self.span.chars.saturating_sub(self.rolled_chars)
     }
 
     /// Under `maxSummaries` only: the fold would take out of recall less

@@ -53,9 +53,8 @@ pub fn utf16_len(text: &str) -> usize {
 }
 
 /// Text with numbers in it: fixed pieces with one number written between
-/// each two, as JS's `String(n)` writes it (`js_number_to_string`). The
-/// bindings make the pieces into JS strings once per stage, so a fold sends
-/// only its numbers across and JS writes them with `String` itself.
+/// each two, as JS's `String(n)` writes it (`js_number_to_string`): the label
+/// is measured for every considered fold and written for each fold.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NumberedText {
     /// One more piece than there are numbers.
@@ -79,10 +78,6 @@ impl NumberedText {
             self.fixed_units += utf16_len(suffix);
         }
         self
-    }
-
-    pub fn pieces(&self) -> &[String] {
-        &self.pieces
     }
 
     /// The text with `numbers` written in; numbers beyond the pieces are ignored.
@@ -120,13 +115,7 @@ fn render_numbered(pieces: &[impl AsRef<str>], numbers: &[f64]) -> String {
 /// `'msg-summary-' + String(from) + '-' + String(to)`: numbers from, to.
 const SUMMARY_ID_PIECES: [&str; 3] = [SUMMARY_ID_PREFIX, "-", ""];
 
-/// The summary id's pieces, for the bindings to make into JS strings.
-pub fn summary_id_text() -> NumberedText {
-    NumberedText::new(&SUMMARY_ID_PIECES)
-}
-
-/// A summary's id, written without building its `NumberedText`: a fold
-/// writes one each time.
+/// A summary's id.
 pub fn summary_entry_id(from_turn: f64, to_turn: f64) -> String {
     render_numbered(&SUMMARY_ID_PIECES, &[from_turn, to_turn])
 }
@@ -254,8 +243,7 @@ only while this summary stands.]"
             assert_eq!(header.utf16_len(&numbers), utf16_len(&text), "{text}");
             assert!(text.ends_with(".]\n\n"));
         }
-        assert_eq!(header.pieces().len(), 4);
-        assert_eq!(summary_id_text().render(&[0.5, 2.0]), "msg-summary-0.5-2");
+        assert_eq!(summary_entry_id(0.5, 2.0), "msg-summary-0.5-2");
     }
 
     #[test]

@@ -179,9 +179,9 @@ fn id_list(prefix_turns: std::ops::RangeInclusive<u32>, per_turn: u32) -> Vec<St
 
 #[wasm_bindgen_test]
 fn ids_and_constants_use_javascript_semantics() {
-    assert_eq!(api::summary_entry_id_js(1.into(), 1e21.into()), "msg-summary-1-1e+21");
-    assert_eq!(api::summary_entry_id_js((-0.0).into(), 5.into()), "msg-summary-0-5");
-    assert_eq!(api::summary_entry_id_js("a".into(), JsValue::UNDEFINED), "msg-summary-a-undefined");
+    assert_eq!(api::summary_entry_id_js(1.into(), 1e21.into()).unwrap(), "msg-summary-1-1e+21");
+    assert_eq!(api::summary_entry_id_js((-0.0).into(), 5.into()).unwrap(), "msg-summary-0-5");
+    assert_eq!(api::summary_entry_id_js("a".into(), JsValue::UNDEFINED).unwrap(), "msg-summary-a-undefined");
     // Numbers beyond the core's integer path are written by JS's own String.
     let cases: &[(f64, &str)] = &[
         (12.5, "12.5"),
@@ -196,7 +196,7 @@ fn ids_and_constants_use_javascript_semantics() {
         (-1.25e-10, "-1.25e-10"),
     ];
     for &(x, expected) in cases {
-        assert_eq!(api::summary_entry_id_js(x.into(), 7.into()), format!("msg-summary-{expected}-7"));
+        assert_eq!(api::summary_entry_id_js(x.into(), 7.into()).unwrap(), format!("msg-summary-{expected}-7"));
     }
     let constants: Vec<String> = api::summary_constants().iter().map(|v| v.as_string().unwrap()).collect();
     assert_eq!(constants, ["msg-summary-", "summarizes", "[summary of earlier turns"]);
@@ -1308,7 +1308,7 @@ async fn only_the_leading_run_reports_token_usage() {
 #[wasm_bindgen_test]
 async fn an_identity_getter_that_reenters_the_stage_does_not_disturb_the_outer_read() {
     // The outer recall folds (6 × 400 chars); the inner one is tiny but
-    // reaches the trigger, so it packs facts too. If the inner read
+    // reaches the trigger, so its facts are read too. If the inner read
     // overwrote the shared facts buffer, the outer span would be measured as
     // the inner one and declined.
     let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
@@ -1530,4 +1530,75 @@ async fn under_max_summaries_a_small_fold_waits_only_while_covered_entries_leave
     let plain = Fixture::new(json!({}), json!({ "triggerMinEntries": 10, "preserveRecent": 4 }));
     plain.fold(&array_of(&with_slack), &identity).await;
     assert_eq!(plain.call_count(), 1);
+}
+
+#[wasm_bindgen_test]
+async fn a_read_reentered_from_an_entry_getter_gets_its_own_facts_buffer() {
+    // A first, larger recall sizes the shared buffer; then an entry's `value`
+    // getter (read while the outer facts are being filled) folds a tiny recall.
+    let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
+    f.fold(&conversation(10, 2, 50, "warm"), &js(&json!({ "conversationId": "warm" }))).await;
+    let make = eval(
+        "(stage) => Array.from({ length: 6 }, (_, i) => i === 3
+            ? { id: 'm3', get value() { stage.fold(Array.from({ length: 4 }, (_, k) => ({ id: 'inner' + k, value: { content: 'y' } })), {}); return { role: 'user', content: 'x'.repeat(400) }; }, source: { turn: 3 } }
+            : { id: 'm' + i, value: { role: 'user', content: 'x'.repeat(400) }, source: { turn: i } })",
+    );
+    let loaded = make.unchecked_ref::<Function>().call1(&JsValue::UNDEFINED, &f.stage).unwrap();
+    let result = f.fold(&loaded, &js(&json!({ "conversationId": "outer" }))).await;
+    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    assert!(reason(&payload).starts_with("folded 5 entries (turns 0\u{2013}4)"), "{payload}");
+    assert_eq!(payload["scoreEvidence"]["spanChars"], 2000);
+}
+
+#[wasm_bindgen_test]
+async fn a_summarizer_answering_with_a_proxy_of_a_promise_is_awaited_as_await_would() {
+    let f = Fixture::new(json!({}), small_config());
+    let config = f.h.config(js(&json!({})));
+    let llm = eval("() => new Proxy(Promise.resolve('short summary'), {})");
+    Reflect::set(&config, &"llm".into(), &llm).unwrap();
+    Reflect::set(&config, &"triggerMinEntries".into(), &10.into()).unwrap();
+    Reflect::set(&config, &"preserveRecent".into(), &4.into()).unwrap();
+    let stage = api::summarize(config).unwrap();
+    let fold: Function = get(&stage, "fold").unchecked_into();
+    let loaded = conversation(6, 2, 100, "c1");
+    for _ in 0..2 {
+        let promise: Promise = fold.call2(&JsValue::UNDEFINED, &loaded, &js(&json!({}))).unwrap().unchecked_into();
+        let result = JsFuture::from(promise).await.expect("the visit settles");
+        let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+        // `await` of a Proxy of a promise rejects (the promise `then` it reaches
+        // needs a real promise): the call counts as failed, and the next visit
+        // runs instead of waiting on a flight that never ends.
+        assert!(reason(&payload).contains("summarizer-failed"), "{payload}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_revoked_proxy_as_recall_is_invalid_input_and_the_stage_goes_on() {
+    let f = Fixture::new(json!({}), small_config());
+    f.h.capture_warnings();
+    let revoked = eval("(() => { const { proxy, revoke } = Proxy.revocable([], {}); revoke(); return proxy; })()");
+    let result = f.fold(&revoked, &js(&json!({}))).await;
+    f.h.restore_warnings();
+    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    assert!(reason(&payload).starts_with("invalid-input: loaded is unreadable"), "{payload}");
+    let later = f.fold(&conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" }))).await;
+    assert_eq!(parse(&ids(&get(&later, "recall")))[0], "msg-summary-1-4", "the module still works");
+    assert!(api::summary_entry_id_js(eval("Object.create(null)"), 1.into()).is_err(), "an id of a value with no string form is an error, not a trap");
+}
+
+#[wasm_bindgen_test]
+async fn a_rolled_fold_is_named_by_the_newest_turn_it_holds() {
+    // The stored summary of turns 1–8 is loaded with raw turns 1–4 it covers
+    // through an expired one, and turns 9–10: its own toTurn (8) is later
+    // than the raw span's, so the new summary is 1–8 or later, never 1–4.
+    let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 6, "preserveRecent": 4, "maxSummaries": 1 }));
+    let mut names = vec!["msg-summary-1-4".to_owned()];
+    names.extend(id_list(5..=8, 2));
+    let s18 = summary_of("msg-summary-1-8", &js(&json!(names)), 8.0);
+    let mut loaded = vec![s18];
+    loaded.extend(turns(1, 4));
+    loaded.extend(turns(9, 10));
+    let result = f.fold(&array_of(&loaded), &js(&json!({ "conversationId": "c1" }))).await;
+    let new_id = get(&at(&get(&result, "recall"), 0), "id").as_string().unwrap();
+    assert_eq!(new_id, "msg-summary-0-8", "from the rolled summary's fromTurn (0) to its toTurn (8)");
 }
