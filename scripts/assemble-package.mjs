@@ -17,6 +17,15 @@ writeFileSync(
   `export const WASM_BASE64 = ${JSON.stringify(readFileSync(wasmPath).toString('base64'))};\n`,
 );
 copyFileSync(join(root, 'scripts/package-entry.mjs'), join(bindgen, 'entry.mjs'));
+for (const init of ['wasm-init-inline.mjs', 'wasm-init-module.mjs']) copyFileSync(join(root, 'scripts', init), join(bindgen, init));
+
+/** Points the entry's `./wasm-init.js` at one way of instantiating the Wasm. */
+const wasmInit = (file) => ({
+  name: 'wasm-init',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/wasm-init\.js$/ }, () => ({ path: join(bindgen, file) }));
+  },
+});
 
 rmSync(pkg, { recursive: true, force: true });
 mkdirSync(join(pkg, 'dist'), { recursive: true });
@@ -24,8 +33,8 @@ cpSync(join(root, 'pkg-template'), pkg, { recursive: true });
 // The same declarations read as CommonJS, so `require` users on node16/nodenext
 // resolution get CJS types under "type": "module".
 copyFileSync(join(pkg, 'index.d.ts'), join(pkg, 'index.d.cts'));
-// Not published (package.json "files"): the bytes are inlined in both entries.
-// Kept in pkg/ so size reports can read the exact shipped Wasm.
+// Published for the workerd entry, which imports it as a module (the other
+// entries inline the bytes); size reports read the exact shipped Wasm here.
 copyFileSync(wasmPath, join(pkg, 'dist/footprint_summarize_bg.wasm'));
 
 const common = {
@@ -42,6 +51,15 @@ const common = {
     'empty-import-meta': 'silent',
   },
 };
-await build({ ...common, format: 'esm', outfile: join(pkg, 'dist/index.mjs') });
-await build({ ...common, format: 'cjs', outfile: join(pkg, 'dist/index.cjs') });
+const inline = { ...common, plugins: [wasmInit('wasm-init-inline.mjs')] };
+await build({ ...inline, format: 'esm', outfile: join(pkg, 'dist/index.mjs') });
+await build({ ...inline, format: 'cjs', outfile: join(pkg, 'dist/index.cjs') });
+// workerd / edge-light: the .wasm beside it, imported as a module.
+await build({
+  ...common,
+  plugins: [wasmInit('wasm-init-module.mjs')],
+  external: ['./footprint_summarize_bg.wasm'],
+  format: 'esm',
+  outfile: join(pkg, 'dist/workerd.mjs'),
+});
 console.log(`pkg/ assembled (${readFileSync(wasmPath).length} bytes of Wasm)`);

@@ -1,11 +1,14 @@
 // The package entry, bundled by scripts/assemble-package.mjs into
-// dist/index.mjs (ESM) and dist/index.cjs (CJS) with the Wasm bytes inlined.
-// Instantiating synchronously at import is what lets `summarize(config)` be
-// called (and throw on a bad config) right after import, in Node, in a
-// browser <script type="module">, and inside any bundle, with no plugin and
-// no async init step.
+// dist/index.mjs (ESM) and dist/index.cjs (CJS) with the Wasm bytes inlined,
+// and into dist/workerd.mjs, which imports the .wasm file as a module for
+// runtimes that refuse to compile Wasm from bytes (Cloudflare Workers, edge
+// runtimes). `./wasm-init.js` is the one difference: the build points it at
+// scripts/wasm-init-inline.mjs or scripts/wasm-init-module.mjs. Either way
+// the module is instantiated synchronously at import, so `summarize(config)`
+// can be called (and throw on a bad config) right after import, with no
+// plugin and no async init step.
+import './wasm-init.js';
 import {
-  initSync,
   summarize,
   summaryEntryId,
   summaryCoverage,
@@ -14,19 +17,6 @@ import {
   extractiveBudget,
   extractiveSummary,
 } from './footprint_summarize.js';
-import { WASM_BASE64 } from './wasm-bytes.js';
-
-function decodeBase64(base64) {
-  // Native decoders first: at import time every millisecond is cold start.
-  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(base64);
-  if (typeof Buffer === 'function') return Buffer.from(base64, 'base64');
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
-initSync({ module: decodeBase64(WASM_BASE64) });
 
 const [idPrefix, coverageKey, framePrefix] = summaryConstants();
 export const SUMMARY_ID_PREFIX = idPrefix;
