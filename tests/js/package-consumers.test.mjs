@@ -1,7 +1,7 @@
 // The packed tarball, installed into a scratch project outside the repo, used
 // the ways a user uses it: Node `require` and `import`, a browser page that
-// imports the file with no bundler, esbuild and Vite 7 bundles run in
-// Chromium, and `tsc --strict` on consumer code. Every environment runs the
+// imports the file with no bundler, esbuild, Vite 7, webpack 5 and Rollup 4
+// bundles run in Chromium, and `tsc --strict` on consumer code. Every environment runs the
 // same scenario (fixtures/consumer-scenario.mjs) and is checked the same way.
 //
 // Needs pkg/ (scripts/build.sh). Without it the suite fails — it never skips.
@@ -14,6 +14,9 @@ import { promisify } from 'node:util';
 import { launchChromium, recordPageProblems } from './lib/chromium.mjs';
 import * as esbuild from 'esbuild';
 import { build as viteBuild } from 'vite';
+import webpack from 'webpack';
+import { rollup } from 'rollup';
+import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { repoRoot, scratchProject } from './lib/scratch.mjs';
 import { serveDirectory } from './lib/static-server.mjs';
 import { assertConsumerScenario, publicExports } from './lib/consumer-checks.mjs';
@@ -284,6 +287,45 @@ describe('Chromium', { timeout: 180_000 }, () => {
     });
     await viteBuild({ root: app, configFile: false, logLevel: 'silent' });
     assertConsumerScenario(await resultFromPage(join(app, 'dist'), '/'));
+  });
+
+  test('a webpack 5 production build with no loaders or plugins', async () => {
+    const app = await scratchApp('webpack-app', {
+      'main.js': bundledAppMain,
+      'index.html': bundledAppPage('webpack', './dist/main.js'),
+    });
+    const stats = await new Promise((resolve, reject) => {
+      webpack(
+        {
+          mode: 'production',
+          context: app,
+          entry: './main.js',
+          target: 'web',
+          experiments: { outputModule: true },
+          output: { path: join(app, 'dist'), filename: 'main.js', module: true },
+        },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      );
+    });
+    assert.equal(stats.hasErrors(), false, stats.toString('errors-only'));
+    const modules = stats.toJson({ modules: true }).modules.map((module) => module.name).join('\n');
+    assert.match(modules, /node_modules\/footprint-summarize\/dist\/index\.mjs/, 'webpack took the ES module through the exports map');
+    assertConsumerScenario(await resultFromPage(app, '/'));
+  });
+
+  test('a Rollup 4 bundle with node-resolve', async () => {
+    const app = await scratchApp('rollup-app', {
+      'main.js': bundledAppMain,
+      'index.html': bundledAppPage('Rollup', './dist/main.js'),
+    });
+    const bundle = await rollup({ input: join(app, 'main.js'), plugins: [nodeResolve({ browser: true })], logLevel: 'silent' });
+    assert.ok(
+      bundle.watchFiles.some((file) => file.endsWith('node_modules/footprint-summarize/dist/index.mjs')),
+      `Rollup took the ES module through the exports map: ${bundle.watchFiles.join(', ')}`,
+    );
+    await bundle.write({ file: join(app, 'dist/main.js'), format: 'es' });
+    await bundle.close();
+    assertConsumerScenario(await resultFromPage(app, '/'));
   });
 });
 
