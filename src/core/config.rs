@@ -173,27 +173,25 @@ pub const KNOWN_KEYS: [&str; 15] = [
 ];
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
-/// one is within a few edits of it, case aside.
+/// one is within a few edits of it, ASCII case aside.
 pub fn nearest_known_key(key: &str) -> Option<&'static str> {
-    let key = key.to_ascii_lowercase();
     KNOWN_KEYS
         .iter()
-        .map(|known| (edit_distance(&key, &known.to_ascii_lowercase()), *known))
+        .map(|known| (edit_distance(key.as_bytes(), known.as_bytes()), *known))
         .filter(|&(distance, known)| distance <= (known.len() / 3).max(1))
         .min_by_key(|&(distance, _)| distance)
         .map(|(_, known)| known)
 }
 
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+/// Levenshtein distance over bytes, ASCII case aside (the known keys are ASCII).
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for (i, ca) in a.iter().enumerate() {
         let mut diagonal = row[0];
         row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
+        for (j, cb) in b.iter().enumerate() {
             let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(!ca.eq_ignore_ascii_case(cb)));
             diagonal = above;
         }
     }

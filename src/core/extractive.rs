@@ -18,6 +18,7 @@
 //! only new text, so a rolling summary keeps what it had.
 
 use super::format::{utf16_len, LABEL_SEPARATOR, SUMMARY_FRAME_PREFIX};
+use super::substring::{contains, find};
 use std::collections::HashSet;
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
@@ -187,7 +188,8 @@ fn earlier_summary_text(content: &str) -> Option<&str> {
     if !content.starts_with(SUMMARY_FRAME_PREFIX) {
         return None;
     }
-    content.split_once(&format!("]{LABEL_SEPARATOR}")).map(|(_, text)| text)
+    let end = format!("]{LABEL_SEPARATOR}");
+    find(content, &end).and_then(|at| content.get(at + end.len()..))
 }
 
 struct Candidate {
@@ -232,7 +234,7 @@ fn score(sentence: &str) -> u32 {
         return 0;
     }
     let has_digit = sentence.chars().any(|c| c.is_ascii_digit() || ('\u{FF10}'..='\u{FF19}').contains(&c));
-    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| lower.contains(p)) {
+    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| contains(&lower, p)) {
         return 0;
     }
     let mut score = 1;
@@ -243,7 +245,7 @@ fn score(sentence: &str) -> u32 {
         score += 2;
     }
     for words in [DATE_WORDS, COMMITMENT_WORDS, PREFERENCE_WORDS] {
-        if words.iter().any(|w| lower.contains(w)) {
+        if words.iter().any(|w| contains(&lower, w)) {
             score += 2;
         }
     }

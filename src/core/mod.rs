@@ -9,3 +9,4 @@ pub mod format;
 pub mod js_number;
 pub mod latch;
 pub mod recall;
+pub mod substring;
