@@ -17,7 +17,7 @@ writeFileSync(
   `export const WASM_BASE64 = ${JSON.stringify(readFileSync(wasmPath).toString('base64'))};\n`,
 );
 copyFileSync(join(root, 'scripts/package-entry.mjs'), join(bindgen, 'entry.mjs'));
-for (const init of ['wasm-init-inline.mjs', 'wasm-init-module.mjs']) copyFileSync(join(root, 'scripts', init), join(bindgen, init));
+for (const init of ['wasm-init-inline.mjs', 'wasm-init-module.mjs', 'wasm-init-url.mjs']) copyFileSync(join(root, 'scripts', init), join(bindgen, init));
 
 /** Points the entry's `./wasm-init.js` at one way of instantiating the Wasm. */
 const wasmInit = (file) => ({
@@ -62,4 +62,6 @@ await build({
   format: 'esm',
   outfile: join(pkg, 'dist/workerd.mjs'),
 });
+// `footprint-summarize/browser`: the .wasm beside it, fetched and compiled while it streams.
+await build({ ...common, plugins: [wasmInit('wasm-init-url.mjs')], format: 'esm', outfile: join(pkg, 'dist/browser.mjs') });
 console.log(`pkg/ assembled (${readFileSync(wasmPath).length} bytes of Wasm)`);

@@ -18,7 +18,7 @@ import { CASES, SIZES, buildWorkloads } from './bench/workloads.mjs';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(repoRoot, 'scripts', 'bench');
 const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
-const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'cold-start', 'size', 'memory'];
+const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'browser', 'cold-start', 'size', 'memory'];
 
 const USAGE = `usage: node scripts/bench.mjs [options]
   --subject PATH     module under test (default: pkg/dist/index.mjs)
@@ -467,6 +467,22 @@ function renderMarkdown(report) {
     );
   }
 
+  if (report.browser) {
+    out.push(
+      '',
+      '### Browser entries (Chromium, no bundler)',
+      '',
+      `Median over ${report.browser[0].runs} page loads each with an empty cache: the package's bytes downloaded (bodies as sent, uncompressed) and the time from navigation to the end of a first provider + store fold at N = 20. Subject only (pkg/dist).`,
+      '',
+    );
+    out.push(
+      table(
+        ['entry', 'bytes downloaded', 'navigation to first fold'],
+        report.browser.map((row) => [`dist/${row.entry}`, bytes(row.bytes), `${fixed(row.firstFoldMs, 1)} ms`]),
+      ),
+    );
+  }
+
   if (report.coldStart) {
     out.push('', '### Cold start (fresh Node processes)', '', `Median (p10–p90) ms over ${report.coldStart[0].runs} processes per module; first fold = stage construction + one provider+store fold at N = 20.`, '');
     out.push(
@@ -536,6 +552,7 @@ async function main() {
   const wants = (section) => options.sections.includes(section);
   const inPipeline = wants('pipeline') ? (await import('./bench/pipeline.mjs')).IN_PIPELINE : null;
   const longConversation = wants('long') ? await import('./bench/long-conversation.mjs') : null;
+  const browserEntries = wants('browser') ? await import('./bench/browser-entries.mjs') : null;
   const report = {
     meta: {
       mode: options.quick ? 'quick' : 'default',
@@ -553,6 +570,7 @@ async function main() {
     build: wants('build') ? await measureBuilds(modules, options.budget, progress) : null,
     pipeline: inPipeline ? await measureRecalls(modules, options, progress, inPipeline) : null,
     long: longConversation ? await measureLongConversation(modules[0].api, longConversation, options.quick, progress) : null,
+    browser: browserEntries ? (progress('browser entries in Chromium'), await browserEntries.measureBrowserEntries(options.quick ? 1 : 7)) : null,
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
     sizes: null,
@@ -567,6 +585,9 @@ async function main() {
         for (const problem of result.problems) report.problems.push(`${section}: ${result.module} ${row.case} N=${row.n}: ${problem}`);
       }
     }
+  }
+  for (const row of report.browser ?? []) {
+    for (const problem of row.problems) report.problems.push(`browser: ${problem}`);
   }
   for (const row of report.long?.rows ?? []) {
     for (const problem of row.problems) report.problems.push(`long conversation, ${row.variant}: ${problem}`);

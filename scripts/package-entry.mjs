@@ -1,12 +1,13 @@
 // The package entry, bundled by scripts/assemble-package.mjs into
 // dist/index.mjs (ESM) and dist/index.cjs (CJS) with the Wasm bytes inlined,
-// and into dist/workerd.mjs, which imports the .wasm file as a module for
+// into dist/workerd.mjs, which imports the .wasm file as a module for
 // runtimes that refuse to compile Wasm from bytes (Cloudflare Workers, edge
-// runtimes). `./wasm-init.js` is the one difference: the build points it at
-// scripts/wasm-init-inline.mjs or scripts/wasm-init-module.mjs. Either way
-// the module is instantiated synchronously at import, so `summarize(config)`
-// can be called (and throw on a bad config) right after import, with no
-// plugin and no async init step.
+// runtimes), and into dist/browser.mjs, which fetches the .wasm beside it.
+// `./wasm-init.js` is the one difference: the build points it at
+// scripts/wasm-init-inline.mjs, wasm-init-module.mjs or wasm-init-url.mjs.
+// Every way, the module is ready when its import resolves, so
+// `summarize(config)` can be called (and throw on a bad config) right after
+// import, with no plugin and no async init step.
 import './wasm-init.js';
 import {
   summarize,

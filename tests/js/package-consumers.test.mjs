@@ -238,15 +238,19 @@ describe('other runtimes, from the same tarball', { timeout: 180_000 }, () => {
 // Every page below declares an empty icon: otherwise Chromium's favicon
 // request 404s and shows up as a console error next to the ones that matter.
 describe('Chromium', { timeout: 180_000 }, () => {
-  test('a <script type="module"> imports the package file directly, no bundler', async () => {
-    const project = await consumerProject();
-    await scratchApp('browser-direct', {
-      'index.html': `<!doctype html>
+  // The package file itself, and the browser entry that fetches the .wasm
+  // beside it (`footprint-summarize/browser`), each imported by a page.
+  for (const [name, file] of [['the package file', 'index.mjs'], ['the browser entry (.wasm fetched beside it)', 'browser.mjs']]) {
+    test(`a <script type="module"> imports ${name} directly, no bundler`, async () => {
+      const project = await consumerProject();
+      const page = `browser-direct-${file.replace('.mjs', '')}`;
+      await scratchApp(page, {
+        'index.html': `<!doctype html>
 <meta charset="utf-8">
 <link rel="icon" href="data:,">
 <title>footprint-summarize, no bundler</title>
 <script type="module">
-  import * as pkg from '/node_modules/footprint-summarize/dist/index.mjs';
+  import * as pkg from '/node_modules/footprint-summarize/dist/${file}';
   import { runConsumerScenario } from './${scenarioFile}';
   runConsumerScenario(pkg).then(
     (result) => { window.__result = result; },
@@ -254,9 +258,10 @@ describe('Chromium', { timeout: 180_000 }, () => {
   );
 </script>
 `,
+      });
+      assertConsumerScenario(await resultFromPage(project.dir, `/${page}/`));
     });
-    assertConsumerScenario(await resultFromPage(project.dir, '/browser-direct/'));
-  });
+  }
 
   test('an esbuild bundle with no plugins or config', async () => {
     const app = await scratchApp('esbuild-app', {
