@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Where a Wasm module's code bytes are, per function: for size trade-offs
-// against the 40,000-byte gzip budget. Names come from the module's name
+// against the 75,000-byte gzip budget. Names come from the module's name
 // section, so build with FPS_WASM_NAMES=1 (see README, "Size per function");
 // without one, functions are listed by index.
 //
