@@ -1602,3 +1602,37 @@ async fn a_rolled_fold_is_named_by_the_newest_turn_it_holds() {
     let new_id = get(&at(&get(&result, "recall"), 0), "id").as_string().unwrap();
     assert_eq!(new_id, "msg-summary-0-8", "from the rolled summary's fromTurn (0) to its toTurn (8)");
 }
+
+#[wasm_bindgen_test]
+async fn a_rolled_fold_keeps_single_flight_the_latch_and_ttl_anchoring() {
+    // Recall as in the rolling test: the stored summary of turns 1–4, then turns 5–10.
+    let s1 = summary_of("msg-summary-1-4", &js(&json!(id_list(1..=4, 2))), 4.0);
+    let mut loaded = vec![s1];
+    loaded.extend(turns(5, 10));
+    let loaded = array_of(&loaded);
+    let identity = js(&json!({ "conversationId": "c1" }));
+    let config = json!({ "triggerMinEntries": 10, "preserveRecent": 4, "maxSummaries": 1, "ttlMs": 1000 });
+
+    // Single flight: two concurrent runs over the rolled span make one call.
+    let f = Fixture::new(json!({ "reply": { "gate": true, "text": "short" } }), config.clone());
+    let (a, b) = (f.start_fold(&loaded, &identity), f.start_fold(&loaded, &identity));
+    JsFuture::from(sleep(5)).await.unwrap();
+    assert_eq!(f.call_count(), 1, "one call for the rolled span");
+    f.h.release();
+    let (a, b) = (JsFuture::from(a).await.unwrap(), JsFuture::from(b).await.unwrap());
+    for result in [&a, &b] {
+        assert_eq!(get(&at(&get(result, "recall"), 0), "id"), "msg-summary-0-8");
+    }
+    // TTL from the newest folded clock: turn 8's second entry (updatedAt 801), plus one.
+    let entry = &f.field("puts")[0]["entry"];
+    assert_eq!(entry["createdAt"], 802);
+    assert_eq!(entry["ttl"], 1802);
+
+    // The latch: a rolled span refused as not smaller is not asked again.
+    let g = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), config);
+    g.fold(&loaded, &identity).await;
+    let second = g.fold(&loaded, &identity).await;
+    assert_eq!(g.call_count(), 1);
+    let payload = parse(&to_json(&get(&at(&get(&second, "events"), 0), "payload")));
+    assert!(reason(&payload).contains("not re-asked"), "{payload}");
+}
