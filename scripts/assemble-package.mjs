@@ -1,7 +1,8 @@
 // Assembles pkg/ from wasm-bindgen's output (target/bindgen) and the files in
-// pkg-template/: inlines the Wasm bytes, bundles the entry as ESM and CJS
-// with esbuild (so the package has no asset a bundler must know about), and
-// copies the .wasm alongside for size reporting and for users who want it.
+// pkg-template/: bundles the entry with esbuild as ESM and CJS with the Wasm
+// bytes inlined (so the default entries have no asset a bundler must know
+// about), as the workerd entry that imports the .wasm as a module, and as
+// the browser entry that fetches it; the .wasm is shipped beside them.
 import { build } from 'esbuild';
 import { cpSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -47,7 +48,9 @@ const common = {
   logOverride: {
     // wasm-bindgen's imports object names the glue module once per import group.
     'duplicate-object-key': 'silent',
-    // Only the async `init(url)` path uses import.meta, and it is tree-shaken away.
+    // wasm-bindgen's async `init(url)` reads import.meta.url, which a CJS
+    // build has no use for (it is never called); the browser entry's own
+    // import.meta is ESM.
     'empty-import-meta': 'silent',
   },
 };

@@ -112,10 +112,11 @@ if [ ! -d "$root/node_modules" ] || [ "$root/package-lock.json" -nt "$root/node_
   (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 # 5. The other runtimes the package is tested in (Node 22, 24 and 26, Deno,
-#    Bun), each a registry package that ships its binary; installed apart from
-#    the dev tree, since each Node package links a `node` of its own.
+#    Bun, and workerd through miniflare), each a registry package that ships
+#    its binary; installed apart from the dev tree, since each Node package
+#    links a `node` of its own.
 runtimes="$root/scripts/runtimes"
 if [ ! -d "$runtimes/node_modules" ] || [ "$runtimes/package-lock.json" -nt "$runtimes/node_modules/.package-lock.json" ]; then
-  log "npm ci (scripts/runtimes: Node 22/24/26, Deno, Bun)"
+  log "npm ci (scripts/runtimes: Node 22/24/26, Deno, Bun, miniflare)"
   (cd "$runtimes" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi

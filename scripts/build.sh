@@ -19,6 +19,7 @@ if [ "${1:-}" = --if-stale ]; then
   entry="$root/pkg/dist/index.mjs"
   if [ -f "$entry" ] && [ ! -f "$names_mark" ] && [ -z "$(cd "$root" && find src pkg-template Cargo.toml Cargo.lock .cargo package-lock.json \
       scripts/build.sh scripts/bootstrap.sh scripts/toolchain-env.sh scripts/package-entry.mjs scripts/assemble-package.mjs \
+      scripts/wasm-init-inline.mjs scripts/wasm-init-module.mjs scripts/wasm-init-url.mjs \
       -newer "$entry" -print -quit)" ]; then
     exit 0
   fi

@@ -6,7 +6,7 @@
 // package (bodies as sent, uncompressed: the test server does not compress),
 // and the time from navigation to the end of a first provider + store fold
 // at N = 20.
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,13 +49,14 @@ export async function measureBrowserEntries(runs) {
       for (const entry of run % 2 === 0 ? BROWSER_ENTRIES : [...BROWSER_ENTRIES].reverse()) {
         const context = await browser.newContext();
         const tab = await context.newPage();
-        let bytes = 0;
-        tab.on('requestfinished', async (request) => {
-          if (!request.url().endsWith('.html')) bytes += (await request.sizes()).responseBodySize;
+        const sizes = [];
+        tab.on('requestfinished', (request) => {
+          if (!request.url().endsWith('.html')) sizes.push(request.sizes().then((size) => size.responseBodySize));
         });
         await tab.goto(`${server.origin}/__bench/${entry}.html`);
         const handle = await tab.waitForFunction(() => window.__result, undefined, { timeout: 30_000 });
         const result = await handle.jsonValue();
+        const bytes = (await Promise.all(sizes)).reduce((sum, size) => sum + size, 0);
         await context.close();
         samples[entry].push({ ...result, bytes });
       }
@@ -63,6 +64,7 @@ export async function measureBrowserEntries(runs) {
   } finally {
     await browser.close();
     await server.close();
+    rmSync(server.root, { recursive: true, force: true });
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return BROWSER_ENTRIES.map((entry) => ({
@@ -79,5 +81,5 @@ function serveDirectoryWithPages() {
   const root = mkdtempSync(join(tmpdir(), 'fps-browser-bench-'));
   cpSync(pkgDist, join(root, '__bench'), { recursive: true });
   for (const entry of BROWSER_ENTRIES) writeFileSync(join(root, '__bench', `${entry}.html`), page(entry));
-  return serveDirectory(root);
+  return serveDirectory(root).then((server) => ({ ...server, root }));
 }

@@ -89,7 +89,7 @@ async function scratchApp(name, files) {
  * Rejects with the page's own error when the page throws (including a module
  * that fails to evaluate) or reports `window.__error`.
  */
-async function resultFromPage(root, path) {
+async function resultFromPage(root, path, onWasmRequest = () => {}) {
   const browser = await launchedBrowser();
   const server = await serveDirectory(root);
   const page = await browser.newPage();
@@ -99,6 +99,9 @@ async function resultFromPage(root, path) {
   const pageFailed = new Promise((resolve) => (reportPageError = resolve));
   const problems = recordPageProblems(page, () => reportPageError({ error: 'the page threw' }));
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('request', (request) => {
+    if (request.url().endsWith('.wasm')) onWasmRequest(request.url());
+  });
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
@@ -138,7 +141,7 @@ describe('the packed tarball', () => {
     assert.equal(manifest.name, 'footprint-summarize');
     // The module instantiates its Wasm at import: a bundler must not treat it as pure.
     assert.equal(manifest.sideEffects, undefined);
-    for (const file of ['dist/index.mjs', 'dist/index.cjs', 'index.d.ts', 'index.d.cts', 'README.md', 'LICENSE']) {
+    for (const file of ['dist/index.mjs', 'dist/index.cjs', 'dist/workerd.mjs', 'dist/browser.mjs', 'dist/footprint_summarize_bg.wasm', 'index.d.ts', 'index.d.cts', 'README.md', 'LICENSE']) {
       assert.ok(readFileSync(join(installed, file)).length > 0, `${file} is in the tarball`);
     }
     // index.d.cts is the same declarations read as CommonJS (for `require`).
@@ -146,10 +149,13 @@ describe('the packed tarball', () => {
       readFileSync(join(installed, 'index.d.cts'), 'utf8') === readFileSync(join(installed, 'index.d.ts'), 'utf8'),
       'index.d.cts and index.d.ts must be identical',
     );
-    // The ESM must load in a browser as is: no bare or node: imports inside.
-    const esm = readFileSync(join(installed, 'dist/index.mjs'), 'utf8');
-    assert.doesNotMatch(esm, /^\s*import\s[^;]*?from\s*['"](?![./])/m);
-    assert.doesNotMatch(esm, /\bimport\(\s*['"](?![./])/);
+    // The ES modules must load as they are (in a browser, in workerd): no
+    // bare or node: imports inside.
+    for (const file of ['dist/index.mjs', 'dist/browser.mjs', 'dist/workerd.mjs']) {
+      const esm = readFileSync(join(installed, file), 'utf8');
+      assert.doesNotMatch(esm, /^\s*import\s[^;]*?from\s*['"](?![./])/m, file);
+      assert.doesNotMatch(esm, /\bimport\(\s*['"](?![./])/, file);
+    }
   });
 });
 
@@ -259,9 +265,20 @@ describe('Chromium', { timeout: 180_000 }, () => {
 </script>
 `,
       });
-      assertConsumerScenario(await resultFromPage(project.dir, `/${page}/`));
+      const wasmRequests = [];
+      assertConsumerScenario(await resultFromPage(project.dir, `/${page}/`, (url) => wasmRequests.push(url)));
+      // The browser entry fetches its .wasm; the package file never does.
+      assert.equal(wasmRequests.length, file === 'browser.mjs' ? 1 : 0, wasmRequests.join(', '));
     });
   }
+
+  test('footprint-summarize/browser resolves through the exports map to the browser entry', async () => {
+    const project = await consumerProject();
+    const probe = join(project.dir, 'resolve-browser.mjs');
+    writeFileSync(probe, "process.stdout.write(import.meta.resolve('footprint-summarize/browser'));\n");
+    const { stdout } = await run(process.execPath, [probe], { cwd: project.dir });
+    assert.match(stdout, /\/node_modules\/footprint-summarize\/dist\/browser\.mjs$/);
+  });
 
   test('an esbuild bundle with no plugins or config', async () => {
     const app = await scratchApp('esbuild-app', {
