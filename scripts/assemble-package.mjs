@@ -57,7 +57,7 @@ const common = {
 const inline = { ...common, plugins: [wasmInit('wasm-init-inline.mjs')] };
 await build({ ...inline, format: 'esm', outfile: join(pkg, 'dist/index.mjs') });
 await build({ ...inline, format: 'cjs', outfile: join(pkg, 'dist/index.cjs') });
-// workerd / edge-light: the .wasm beside it, imported as a module.
+// workerd: the .wasm beside it, imported as a module.
 await build({
   ...common,
   plugins: [wasmInit('wasm-init-module.mjs')],
