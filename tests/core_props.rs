@@ -25,7 +25,8 @@ impl Recall {
             .map(|index| {
                 let id = &self.ids[index];
                 let own = self.facts[index].summary.is_some().then(|| self.position_of(index));
-                let covered = self.covered.iter().enumerate().any(|(list, names)| Some(list) != own && names.contains(id));
+                let covered =
+                    self.covered.iter().enumerate().any(|(list, names)| Some(list) != own && names.contains(id));
                 EntryFacts { covered, ..self.facts[index].clone() }
             })
             .collect()

@@ -95,10 +95,7 @@ pub struct Answer {
 /// A provider's response: `{ content, usage? }`.
 pub fn provider_answer(response: JsValue) -> Result<Answer, String> {
     if !response.is_object() {
-        return Err(format!(
-            "the provider resolved to {} instead of a response object",
-            glue::describe(&response)
-        ));
+        return Err(format!("the provider resolved to {} instead of a response object", glue::describe(&response)));
     }
     let field = |key: &str| Reflect::get(&response, &JsValue::from_str(key)).map_err(|e| glue::cause_of(&e));
     let text = text(field("content")?)?;

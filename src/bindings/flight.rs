@@ -25,10 +25,22 @@ use crate::core::events::{Usage, WriteBack};
 #[derive(Clone)]
 pub enum FlightOutcome {
     /// The span's entries could not be read again to make the call: none was made.
-    Unreadable { what: &'static str },
-    Failed { cause: String },
-    NotSmaller { summary_chars: usize, usage: Option<Usage> },
-    Folded { entry: JsValue, summary_chars: usize, write_back: WriteBack, usage: Option<Usage> },
+    Unreadable {
+        what: &'static str,
+    },
+    Failed {
+        cause: String,
+    },
+    NotSmaller {
+        summary_chars: usize,
+        usage: Option<Usage>,
+    },
+    Folded {
+        entry: JsValue,
+        summary_chars: usize,
+        write_back: WriteBack,
+        usage: Option<Usage>,
+    },
 }
 
 /// A span as a key can be written from it: the identity's text (taken when

@@ -18,10 +18,8 @@ use super::flight::{self, Flight, FlightOutcome, SpanSource};
 use super::glue::{self, RecallRead};
 use super::handle::{Settings, StageHandle};
 use super::latches;
-use super::output::{
-    self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source,
-};
 use super::output::SummaryEntry;
+use super::output::{self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source};
 use crate::core::config::StageConfig;
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::events::{warning, Caller, Event, InvalidSpot, WriteBack};
@@ -92,7 +90,8 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
         return Promise::resolve(&visit.deliver(outcome));
     }
     let loaded_len = visit.snapshot.length() as usize;
-    if loaded_len == 0 || decision::unchanged_without_reading(&visit.config, loaded_len, read.summary_count() as usize) {
+    if loaded_len == 0 || decision::unchanged_without_reading(&visit.config, loaded_len, read.summary_count() as usize)
+    {
         let settled = Settled { recall: (0..loaded_len as u32).collect(), event: None };
         return Promise::resolve(&visit.deliver(Outcome::of(settled)));
     }
@@ -200,8 +199,12 @@ impl Visit {
         // Waiting runs go on as soon as the summary exists: the write is
         // this run's own (a store that never answers holds no one else).
         if let Some(flight) = &flight {
-            let outcome =
-                FlightOutcome::Folded { entry: entry.clone(), summary_chars, write_back: WriteBack::ByLeader, usage: None };
+            let outcome = FlightOutcome::Folded {
+                entry: entry.clone(),
+                summary_chars,
+                write_back: WriteBack::ByLeader,
+                usage: None,
+            };
             flight.publish(outcome);
         }
         let written = self.put(&store, &entry).await;
@@ -293,7 +296,10 @@ impl Visit {
             }
             None => {
                 let messages = glue::span_values(&self.snapshot, span).ok_or(Unreadable("gather its messages"))?;
-                let instruction = Message { role: output::fixed(|f| f.system.clone()), content: settings.instruction(self.config.max_summaries.is_some()) };
+                let instruction = Message {
+                    role: output::fixed(|f| f.system.clone()),
+                    content: settings.instruction(self.config.max_summaries.is_some()),
+                };
                 messages.unshift(&output::to_js(&instruction));
                 Started::call(&settings.llm(), None, &Array::of1(&messages), timeout_ms, None)
             }
@@ -411,7 +417,12 @@ impl Visit {
                     glue::assign_loaded(scope, &recall());
                 }
                 if let Some(payload) = &payload {
-                    glue::send_event(scope, &self.settings.on_event(), &output::fixed(|f| f.event_type.clone()), payload);
+                    glue::send_event(
+                        scope,
+                        &self.settings.on_event(),
+                        &output::fixed(|f| f.event_type.clone()),
+                        payload,
+                    );
                 }
                 JsValue::UNDEFINED
             }

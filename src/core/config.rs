@@ -217,7 +217,8 @@ impl ConfigError {
 /// `maxSummaries`: at least 1 (one summary plus the verbatim tail).
 pub fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
     if value >= 1.0 {
-        whole_number(SUMMARIZE_CALL, "maxSummaries", value, MAX_SAFE_INTEGER, "omit it for no bound").map(|n| n as usize)
+        whole_number(SUMMARIZE_CALL, "maxSummaries", value, MAX_SAFE_INTEGER, "omit it for no bound")
+            .map(|n| n as usize)
     } else {
         Err(ConfigError::invalid(
             SUMMARIZE_CALL,
@@ -319,7 +320,11 @@ mod tests {
         assert_eq!(nearest_known_key("completelyDifferent"), None);
         let error = ConfigError::unknown_key("preserveRecnet", "a number (4)");
         assert_eq!(error.class, ErrorClass::TypeError);
-        assert!(error.message.contains("`preserveRecnet` is not an option (received a number (4))"), "{}", error.message);
+        assert!(
+            error.message.contains("`preserveRecnet` is not an option (received a number (4))"),
+            "{}",
+            error.message
+        );
         assert!(error.message.ends_with("did you mean `preserveRecent`?"), "{}", error.message);
         assert!(ConfigError::unknown_key("zzz", "1").message.contains("`maxSummaries`"));
     }

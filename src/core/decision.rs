@@ -349,7 +349,10 @@ mod tests {
     #[test]
     fn fold_places_the_new_summary_among_summaries_by_to_turn() {
         let mut facts = conversation(10, 2, 100);
-        facts.insert(0, EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, from_turn: 99.0 }), ..EntryFacts::default() });
+        facts.insert(
+            0,
+            EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, from_turn: 99.0 }), ..EntryFacts::default() },
+        );
         let candidate = consider(&config(20, 4), &facts);
         let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader);
         assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");

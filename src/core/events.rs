@@ -416,7 +416,11 @@ pub fn unreadable_span(span: SpanFacts, what: &str) -> (String, Evidence) {
 served verbatim. Fix whatever writes these entries to the store",
             Span(span)
         ),
-        Evidence::Unreadable(Unreadable { span_entries: span.entries, span_chars: span.chars, summarizer_called: false }),
+        Evidence::Unreadable(Unreadable {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+        }),
     )
 }
 

@@ -213,7 +213,11 @@ impl Plan {
 
 fn push_defanged(out: &mut String, text: &str) {
     if contains(text, TRANSCRIPT_OPEN) || contains(text, TRANSCRIPT_CLOSE) {
-        out.push_str(&replace_all(&replace_all(text, TRANSCRIPT_OPEN, DEFANGED_OPEN), TRANSCRIPT_CLOSE, DEFANGED_CLOSE));
+        out.push_str(&replace_all(
+            &replace_all(text, TRANSCRIPT_OPEN, DEFANGED_OPEN),
+            TRANSCRIPT_CLOSE,
+            DEFANGED_CLOSE,
+        ));
     } else {
         out.push_str(text);
     }

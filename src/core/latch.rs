@@ -114,7 +114,8 @@ mod tests {
 
     /// The key text as the bindings write it: a JSON array of the parts.
     fn key(identity: &str, ids: &[&str]) -> SpanKey {
-        let parts: Vec<String> = std::iter::once(identity).chain(ids.iter().copied()).map(|p| format!("{p:?}")).collect();
+        let parts: Vec<String> =
+            std::iter::once(identity).chain(ids.iter().copied()).map(|p| format!("{p:?}")).collect();
         SpanKey::of(&format!("[{}]", parts.join(",")), SEED)
     }
 

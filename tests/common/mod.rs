@@ -1378,7 +1378,10 @@ async fn a_store_that_never_answers_holds_no_run_but_the_one_that_called() {
 
 #[wasm_bindgen_test]
 async fn a_write_past_the_deadline_is_a_failed_write_and_the_turn_goes_on() {
-    let f = Fixture::new(json!({ "store": "hang" }), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "timeoutMs": 20 }));
+    let f = Fixture::new(
+        json!({ "store": "hang" }),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "timeoutMs": 20 }),
+    );
     f.h.capture_warnings();
     f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
     f.h.restore_warnings();
@@ -1445,7 +1448,11 @@ async fn max_summaries_one_rolls_the_old_summary_into_the_new_one_in_one_call() 
     expected.extend(id_list(5..=8, 2));
     assert_eq!(coverage["coveredIds"], json!(expected));
     let payload = parse(&to_json(&get(&at(&get(&second, "events"), 0), "payload")));
-    assert!(reason(&payload).starts_with("folded 9 entries (turns 1\u{2013}8), 1 of them an earlier summary, into msg-summary-1-8"), "{payload}");
+    assert!(
+        reason(&payload)
+            .starts_with("folded 9 entries (turns 1\u{2013}8), 1 of them an earlier summary, into msg-summary-1-8"),
+        "{payload}"
+    );
     assert_eq!(payload["scoreEvidence"]["rolledSummaries"], 1);
     assert_eq!(payload["droppedIds"], json!(expected));
     let label = get(&get(&s2, "value"), "content").as_string().unwrap();
@@ -1583,7 +1590,10 @@ async fn a_revoked_proxy_as_recall_is_invalid_input_and_the_stage_goes_on() {
     assert!(reason(&payload).starts_with("invalid-input: loaded is unreadable"), "{payload}");
     let later = f.fold(&conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" }))).await;
     assert_eq!(parse(&ids(&get(&later, "recall")))[0], "msg-summary-1-4", "the module still works");
-    assert!(api::summary_entry_id_js(eval("Object.create(null)"), 1.into()).is_err(), "an id of a value with no string form is an error, not a trap");
+    assert!(
+        api::summary_entry_id_js(eval("Object.create(null)"), 1.into()).is_err(),
+        "an id of a value with no string form is an error, not a trap"
+    );
 }
 
 #[wasm_bindgen_test]
