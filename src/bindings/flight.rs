@@ -69,7 +69,8 @@ pub struct Flight {
     source: SpanSource,
     outcome: RefCell<Option<FlightOutcome>>,
     /// Made when the first follower arrives: most flights have none.
-    waiters: RefCell<Option<(Promise, Function)>>,
+    /// The promise waiting runs await, and the function that resolves it.
+    waiters: RefCell<Option<(Promise, Option<Function>)>>,
 }
 
 thread_local! {
@@ -101,9 +102,10 @@ impl Flight {
     pub fn wait(&self) -> Promise {
         let mut waiters = self.waiters.borrow_mut();
         let (promise, _) = waiters.get_or_insert_with(|| {
+            // The executor runs inside `Promise::new`, so `resolve` is set on return.
             let mut resolve = None;
             let promise = Promise::new(&mut |settle, _| resolve = Some(settle));
-            (promise, resolve.unwrap_or_else(|| Function::new_no_args("")))
+            (promise, resolve)
         });
         promise.clone()
     }
@@ -112,7 +114,7 @@ impl Flight {
     pub fn publish(&self, outcome: FlightOutcome) {
         *self.outcome.borrow_mut() = Some(outcome);
         let waiters = self.waiters.borrow_mut().take();
-        if let Some((_, resolve)) = waiters {
+        if let Some((_, Some(resolve))) = waiters {
             let _ = resolve.call0(&JsValue::UNDEFINED);
         }
     }

@@ -14,8 +14,8 @@ use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::output;
 use crate::core::config::{Shape, StageConfig, Tier};
-use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
@@ -84,12 +84,6 @@ extern "C" {
     pub fn put(this: &Callee) -> Result<JsValue, JsValue>;
 }
 
-thread_local! {
-    static DEFAULT_PROMPT: JsString = JsString::from(DEFAULT_SYSTEM_PROMPT);
-    static DEFAULT_ROLLING_PROMPT: JsString = JsString::from(rolling_system_prompt().as_str());
-    static DEFAULT_STRATEGY: JsString = JsString::from(DEFAULT_STRATEGY_ID);
-}
-
 /// The defaults of SPEC §1's table; `config.rs` checked every value given.
 impl Settings {
     /// The core's view of the config, for one visit.
@@ -119,16 +113,12 @@ impl Settings {
     /// earlier summaries may be folded in).
     pub fn instruction(&self, rolling: bool) -> JsString {
         self.system_prompt().dyn_into().unwrap_or_else(|_| {
-            if rolling {
-                DEFAULT_ROLLING_PROMPT.with(JsString::clone)
-            } else {
-                DEFAULT_PROMPT.with(JsString::clone)
-            }
+            output::fixed(|f| if rolling { f.rolling_prompt.clone() } else { f.default_prompt.clone() })
         })
     }
 
     pub fn strategy(&self) -> JsString {
-        self.strategy_id().dyn_into().unwrap_or_else(|_| DEFAULT_STRATEGY.with(JsString::clone))
+        self.strategy_id().dyn_into().unwrap_or_else(|_| output::fixed(|f| f.default_strategy_id.clone()))
     }
 
     pub fn tier(&self) -> Tier {

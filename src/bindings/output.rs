@@ -10,16 +10,22 @@ use wasm_bindgen::JsValue;
 
 use crate::core::config::Tier;
 use crate::core::events::Evidence;
-use crate::core::format::{EVENT_TYPE, STRATEGY_KIND};
+use crate::core::format::{
+    rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT, EVENT_TYPE, STRATEGY_KIND,
+};
 
-/// The fixed strings every fold or event carries, made into JS strings once:
-/// each `JsValue::from_str` is a `TextDecoder` call, and these were a fifth
-/// of that cost in a 20-entry fold.
+/// The fixed strings every fold or event carries, and the config's string
+/// defaults, made into JS strings once: each `JsValue::from_str` is a
+/// `TextDecoder` call, and these were a fifth of that cost in a 20-entry fold.
 pub struct Fixed {
     pub system: JsString,
     pub user: JsString,
     pub event_type: JsString,
     pub strategy_kind: JsString,
+    pub default_prompt: JsString,
+    /// The default instruction when earlier summaries may be folded in.
+    pub rolling_prompt: JsString,
+    pub default_strategy_id: JsString,
     tiers: [JsString; 3],
 }
 
@@ -35,6 +41,9 @@ thread_local! {
         user: "user".into(),
         event_type: EVENT_TYPE.into(),
         strategy_kind: STRATEGY_KIND.into(),
+        default_prompt: DEFAULT_SYSTEM_PROMPT.into(),
+        rolling_prompt: rolling_system_prompt().as_str().into(),
+        default_strategy_id: DEFAULT_STRATEGY_ID.into(),
         tiers: [Tier::Hot, Tier::Warm, Tier::Cold].map(|tier| tier.as_str().into()),
     };
 }
@@ -91,8 +100,9 @@ pub struct Coverage {
     pub entry_count: usize,
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub covered_ids: Array,
-    #[serde(skip_serializing_if = "Option::is_none", with = "preserve_option")]
-    pub model: Option<JsString>,
+    /// The provider's model; undefined (left out) for a callback.
+    #[serde(skip_serializing_if = "JsValue::is_undefined", with = "serde_wasm_bindgen::preserve")]
+    pub model: JsValue,
     pub summarized_at_ms: f64,
 }
 
@@ -141,19 +151,6 @@ pub struct FoldResult {
     pub recall: JsValue,
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub events: Array,
-}
-
-/// `serde_wasm_bindgen::preserve` for an optional JS value.
-mod preserve_option {
-    use serde::Serializer;
-    use wasm_bindgen::JsCast;
-
-    pub fn serialize<T: JsCast, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
-        match value {
-            Some(value) => serde_wasm_bindgen::preserve::serialize(value, serializer),
-            None => serializer.serialize_none(),
-        }
-    }
 }
 
 /// One entry of `stage.fold`'s `events`.

@@ -126,7 +126,9 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     if let Some(flight) = in_flight(&source) {
         return visit.follow(candidate, flight);
     }
-    let clock_before_call = match visit.clock_before_call() {
+    // Only a user's `now` can fail, so only it is read before paying for the
+    // call (NaN for `Date.now`, which is read after it).
+    let clock_before_call = match visit.clock(|| f64::NAN) {
         Ok(now) => now,
         Err(found) => {
             let settled = candidate.invalid_clock(&found);
@@ -190,7 +192,7 @@ impl Visit {
         }
         // 10. Fold: the summary entry, stamped when the fold happens (after
         // the call; a clock that broke during it keeps the earlier reading).
-        let now = self.clock().unwrap_or(clock_before_call);
+        let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
         let entry = self.summary_entry(&candidate, &span, &text, now);
         let Some(store) = self.settings.write_back() else {
             let outcome = FlightOutcome::Folded { entry, summary_chars, write_back: WriteBack::NoStore, usage };
@@ -344,7 +346,7 @@ impl Visit {
                     to_turn: facts.to_turn,
                     entry_count: facts.entries,
                     covered_ids: glue::pick_ids(&self.ids, span),
-                    model: self.settings.provider_model(),
+                    model: self.settings.provider_model().map_or(JsValue::UNDEFINED, JsValue::from),
                     summarized_at_ms: now,
                 },
             },
@@ -371,19 +373,11 @@ impl Visit {
         FlightOutcome::Failed { cause }
     }
 
-    /// Only a user's `now` can fail, so only it is read before paying for
-    /// the call (NaN with the default clock, which is read after).
-    fn clock_before_call(&self) -> Result<f64, String> {
+    /// The configured `now`, or `default()` without one.
+    fn clock(&self, default: impl FnOnce() -> f64) -> Result<f64, String> {
         match self.settings.clock() {
             Some(now) => read_clock(&now),
-            None => Ok(f64::NAN),
-        }
-    }
-
-    fn clock(&self) -> Result<f64, String> {
-        match self.settings.clock() {
-            Some(now) => read_clock(&now),
-            None => Ok(js_sys::Date::now()),
+            None => Ok(default()),
         }
     }
 
