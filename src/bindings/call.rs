@@ -111,6 +111,25 @@ pub fn provider_answer(response: JsValue) -> Result<Answer, String> {
     Ok(Answer { text, usage })
 }
 
+/// What a store's `putIfVersion` resolved to: `{ applied, currentVersion? }`.
+pub struct ConditionalWrite {
+    pub applied: bool,
+    pub current_version: Option<f64>,
+}
+
+pub fn conditional_write_answer(answer: JsValue) -> Result<ConditionalWrite, String> {
+    let field = |key: &str| Reflect::get(&answer, &JsValue::from_str(key)).map_err(|e| glue::cause_of(&e));
+    let applied = if answer.is_object() { field("applied")?.as_bool() } else { None };
+    let Some(applied) = applied else {
+        return Err(format!(
+            "the store's putIfVersion resolved to {} instead of {{ applied: boolean, currentVersion? }}",
+            glue::describe(&answer)
+        ));
+    };
+    let current_version = field("currentVersion")?.as_f64().filter(|n| n.is_finite());
+    Ok(ConditionalWrite { applied, current_version })
+}
+
 /// A callback's answer: the summary text itself.
 pub fn callback_answer(value: JsValue) -> Result<Answer, String> {
     Ok(Answer { text: text(value)?, usage: None })

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use super::glue::{cause_of, describe};
 use super::handle::{new_handle, Callee, Settings, StageHandle};
 use crate::core::config::{
-    count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option, ConfigError, ErrorClass,
+    claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option, ConfigError, ErrorClass,
     Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 
@@ -108,6 +108,19 @@ pub fn check(config: &Settings) -> Result<(), ConfigError> {
             "Fix: pick one of the three, or omit it for 'cold'.",
         ));
     }
+    let claims = config.claims();
+    if !claims.is_undefined() && claims.as_bool().is_none() {
+        return Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            "claims",
+            "a boolean",
+            &describe(&claims),
+            "Fix: pass true to claim each span through the store before paying for it, or omit it.",
+        ));
+    }
+    let lease = number(SUMMARIZE_CALL, &config.claim_lease_ms(), "claimLeaseMs")?;
+    claim_lease_option(claims.as_bool() == Some(true), lease, config.timeout_ms().as_f64(), !store.is_undefined())?;
     function(&config.on_event(), "onEvent", "Fix: pass `(type, payload) => void`, or omit it.")?;
     function(&config.now(), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
     Ok(())

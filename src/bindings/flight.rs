@@ -24,6 +24,12 @@ use crate::core::events::{Usage, WriteBack};
 /// What the leading run's call came to, as every waiting run needs it.
 #[derive(Clone)]
 pub enum FlightOutcome {
+    /// Another process holds the fleet's claim on the span: no call was made.
+    ClaimedElsewhere,
+    /// The store failed to take the claim: no call was made.
+    ClaimFailed {
+        cause: String,
+    },
     /// The span's entries could not be read again to make the call: none was made.
     Unreadable {
         what: &'static str,

@@ -35,6 +35,13 @@ function coverageIn(metadata) {
   return coverage;
 }
 
+/** Whether an entry's `metadata` marks a fleet's claim on a span. May throw (getters). */
+function isClaim(metadata) {
+  if (typeof metadata !== 'object' || metadata === null) return false;
+  const claim = metadata.summaryClaim;
+  return typeof claim === 'object' && claim !== null;
+}
+
 /** A short, safe description of any value for messages: `a number (42)`. */
 export function describe(value) {
   try {
@@ -88,8 +95,8 @@ let filling = false;
 function recallRead(snapshot) {
   const n = snapshot.length;
   let facts = scratch;
-  if (filling) facts = new Float64Array(6 * n);
-  else if (scratch.length < 6 * n) facts = scratch = new Float64Array(Math.max(6 * n, 2 * scratch.length));
+  if (filling) facts = new Float64Array(7 * n);
+  else if (scratch.length < 7 * n) facts = scratch = new Float64Array(Math.max(7 * n, 2 * scratch.length));
   return {
     snapshot,
     identity: undefined,
@@ -100,7 +107,8 @@ function recallRead(snapshot) {
     toTurns: facts.subarray(3 * n, 4 * n),
     fromTurns: facts.subarray(4 * n, 5 * n),
     covered: facts.subarray(5 * n, 6 * n),
-    summaryCount: 0,
+    claims: facts.subarray(6 * n, 7 * n),
+    summariesAndClaims: 0,
     invalid: undefined,
   };
 }
@@ -170,7 +178,7 @@ function invalidAt(read, index, field, found, expected) {
  * and `x - x === 0` stands for `Number.isFinite(x)` on a number.
  */
 function fillFacts(read) {
-  const { snapshot, ids, turns, updatedAts, units, toTurns, fromTurns, covered } = read;
+  const { snapshot, ids, turns, updatedAts, units, toTurns, fromTurns, covered, claims } = read;
   // Each summary's index and its list of covered ids, in load order.
   let coveredIdLists;
   let i = 0;
@@ -204,15 +212,21 @@ function fillFacts(read) {
       if (typeof updatedAt === 'number' && updatedAt - updatedAt === 0) updatedAts[i] = updatedAt;
       else if (updatedAt === undefined || updatedAt === null) updatedAts[i] = NaN;
       else return invalidAt(read, i, 'updatedAt', describe(updatedAt), 'a finite number or absent');
-      const coverage = coverageIn(entry.metadata);
+      const metadata = entry.metadata;
+      const coverage = coverageIn(metadata);
+      claims[i] = 0;
       if (coverage === undefined) {
         toTurns[i] = NaN;
+        if (isClaim(metadata)) {
+          claims[i] = 1;
+          read.summariesAndClaims++;
+        }
       } else {
         const toTurn = coverage.toTurn;
         toTurns[i] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
         const fromTurn = coverage.fromTurn;
         fromTurns[i] = typeof fromTurn === 'number' && fromTurn - fromTurn === 0 ? fromTurn : toTurns[i];
-        read.summaryCount++;
+        read.summariesAndClaims++;
         // A plain copy: an exotic array (a Proxy) runs its traps here, where
         // a throw is this entry's.
         (coveredIdLists ??= []).push(i, Array.prototype.slice.call(coverage.coveredIds));
@@ -479,7 +493,7 @@ export function deadline(ms, marker) {
  */
 export function newHandle(config, id, known) {
   const copy = { ...config };
-  const handle = { config: copy, id, warned: false, unknownKey: undefined, unknownValue: undefined };
+  const handle = { config: copy, id, warned: false, claimsNoted: false, unknownKey: undefined, unknownValue: undefined };
   for (const key in copy) {
     if (!known.has(key)) {
       handle.unknownKey = key;

@@ -32,9 +32,13 @@ extern "C" {
     /// 1 where another summary in this recall names the entry's id.
     #[wasm_bindgen(method, getter)]
     pub fn covered(this: &RecallRead) -> Float64Array;
-    /// How many entries are summaries.
-    #[wasm_bindgen(method, getter, js_name = summaryCount)]
-    pub fn summary_count(this: &RecallRead) -> u32;
+    /// 1 where the entry is a fleet's claim on a span (`metadata.summaryClaim`)
+    /// and not a summary.
+    #[wasm_bindgen(method, getter)]
+    pub fn claims(this: &RecallRead) -> Float64Array;
+    /// How many entries are summaries or claims.
+    #[wasm_bindgen(method, getter, js_name = summariesAndClaims)]
+    pub fn summaries_and_claims(this: &RecallRead) -> u32;
     /// The first spot that broke SPEC §8's shapes, if any.
     #[wasm_bindgen(method, getter)]
     pub fn invalid(this: &RecallRead) -> Option<InvalidSpotJs>;

@@ -15,12 +15,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::output;
-use crate::core::config::{Shape, StageConfig, Tier};
+use crate::core::config::{claim_lease_option, Shape, StageConfig, Tier};
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
     pub type StageHandle;
-    /// `{ config: { ...config }, id, warned: false }`, and the first key of
+    /// `{ config: { ...config }, id, warned: false, claimsNoted: false }`, and the first key of
     /// the config that `known` (a `Set`) lacks; throws what a getter of the
     /// config throws.
     #[wasm_bindgen(js_name = newHandle, catch)]
@@ -39,6 +39,11 @@ extern "C" {
     pub fn warned(this: &StageHandle) -> bool;
     #[wasm_bindgen(method, setter)]
     pub fn set_warned(this: &StageHandle, value: bool);
+    /// Set once an event has said that the store cannot take claims.
+    #[wasm_bindgen(method, getter, js_name = claimsNoted)]
+    pub fn claims_noted(this: &StageHandle) -> bool;
+    #[wasm_bindgen(method, setter, js_name = claimsNoted)]
+    pub fn set_claims_noted(this: &StageHandle, value: bool);
 }
 
 #[wasm_bindgen]
@@ -75,6 +80,10 @@ extern "C" {
     pub fn timeout_ms(this: &Settings) -> JsValue;
     #[wasm_bindgen(method, getter)]
     pub fn now(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    pub fn claims(this: &Settings) -> JsValue;
+    #[wasm_bindgen(method, getter, js_name = claimLeaseMs)]
+    pub fn claim_lease_ms(this: &Settings) -> JsValue;
 
     /// What a provider (`llm.complete`) or a store (`store.put`) must have.
     pub type Callee;
@@ -82,6 +91,9 @@ extern "C" {
     pub fn complete(this: &Callee) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, getter, catch)]
     pub fn put(this: &Callee) -> Result<JsValue, JsValue>;
+    /// The store's conditional write, which claims need.
+    #[wasm_bindgen(method, getter, catch, js_name = putIfVersion)]
+    pub fn put_if_version(this: &Callee) -> Result<JsValue, JsValue>;
 }
 
 /// The defaults of SPEC §1's table; `config.rs` checked every value given.
@@ -101,6 +113,12 @@ impl Settings {
         config.trigger_min_chars = self.trigger_min_chars().as_f64().map(|n| n as usize);
         config.ttl_ms = self.ttl_ms().as_f64();
         config.timeout_ms = self.timeout_ms().as_f64();
+        // Checked at build: with claims on, a lease was given or defaulted there.
+        config.claim_lease_ms = (self.claims().as_bool() == Some(true))
+            .then(|| {
+                claim_lease_option(true, self.claim_lease_ms().as_f64(), config.timeout_ms, true).ok().flatten()
+            })
+            .flatten();
         config
     }
 

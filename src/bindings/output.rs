@@ -26,6 +26,8 @@ pub struct Fixed {
     /// The default instruction when earlier summaries may be folded in.
     pub rolling_prompt: JsString,
     pub default_strategy_id: JsString,
+    /// A claim's content: it holds no text.
+    pub empty: JsString,
     tiers: [JsString; 3],
 }
 
@@ -44,6 +46,7 @@ thread_local! {
         default_prompt: DEFAULT_SYSTEM_PROMPT.into(),
         rolling_prompt: rolling_system_prompt().as_str().into(),
         default_strategy_id: DEFAULT_STRATEGY_ID.into(),
+        empty: "".into(),
         tiers: [Tier::Hot, Tier::Warm, Tier::Cold].map(|tier| tier.as_str().into()),
     };
 }
@@ -112,6 +115,44 @@ pub struct Source {
     /// The first span entry's `source.identity`, when truthy.
     #[serde(skip_serializing_if = "JsValue::is_undefined", with = "serde_wasm_bindgen::preserve")]
     pub identity: JsValue,
+}
+
+/// A fleet's claim on a span (`claims: true`), written with
+/// `putIfVersion(identity, claim, 0)` before the call is paid for. Its
+/// `ttl` is when the lease ends; it is dated just before the oldest loaded
+/// entry, so a recency-limited load never takes it in place of a message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimEntry<'a> {
+    pub id: &'a str,
+    pub value: Message,
+    pub metadata: ClaimMetadata,
+    pub version: f64,
+    pub created_at: f64,
+    pub updated_at: f64,
+    pub last_accessed_at: f64,
+    pub access_count: u32,
+    pub ttl: f64,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub tier: JsString,
+    pub source: Source,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimMetadata {
+    pub summary_claim: Claim,
+}
+
+/// What a claim says: the span, and when its lease started and how long it is.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Claim {
+    pub from_turn: f64,
+    pub to_turn: f64,
+    pub entry_count: usize,
+    pub claimed_at_ms: f64,
+    pub lease_ms: f64,
 }
 
 /// `agentfootprint.memory.strategy_applied`'s payload (SPEC §2).

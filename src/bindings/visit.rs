@@ -6,6 +6,10 @@
 //! awaits the summarizer and the store as futures (wasm-bindgen-futures
 //! makes the promise the stage returns). The visit owns its state: nothing
 //! is borrowed across an await, so concurrent visits never collide.
+//!
+//! With `claims: true` the leader first claims the span for the fleet
+//! through the store's `putIfVersion` and awaits the answer, so there the
+//! summarizer is called after the stage has returned its promise.
 
 use std::rc::Rc;
 
@@ -22,7 +26,7 @@ use super::output::SummaryEntry;
 use super::output::{self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source};
 use crate::core::config::StageConfig;
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
-use crate::core::events::{warning, Caller, Event, InvalidSpot, WriteBack};
+use crate::core::events::{warning, Caller, ClaimState, Event, InvalidSpot, WriteBack};
 use crate::core::format::{summary_entry_id, transcript, LineText, TranscriptLine};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
@@ -90,7 +94,8 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
         return Promise::resolve(&visit.deliver(outcome));
     }
     let loaded_len = visit.snapshot.length() as usize;
-    if loaded_len == 0 || decision::unchanged_without_reading(&visit.config, loaded_len, read.summary_count() as usize)
+    if loaded_len == 0
+        || decision::unchanged_without_reading(&visit.config, loaded_len, read.summaries_and_claims() as usize)
     {
         let settled = Settled { recall: (0..loaded_len as u32).collect(), event: None };
         return Promise::resolve(&visit.deliver(Outcome::of(settled)));
@@ -145,13 +150,35 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
     let flight = source.map(|source| flight::start(stage_id, source));
+    if let Some(lease_ms) = visit.config.claim_lease_ms {
+        return future_to_promise(visit.claim_then_lead(candidate, span, flight, clock_before_call, lease_ms));
+    }
     match visit.start_call(&span) {
-        Ok(started) => future_to_promise(visit.lead(candidate, span, flight, started, clock_before_call)),
+        Ok(started) => future_to_promise(visit.lead(candidate, span, flight, started, clock_before_call, None)),
         Err(Unreadable(what)) => {
             let outcome = FlightOutcome::Unreadable { what };
-            Promise::resolve(&visit.conclude(&candidate, flight, outcome))
+            Promise::resolve(&visit.conclude(&candidate, flight, outcome, &ClaimState::Silent))
         }
     }
+}
+
+/// The fleet's claim on a span, as this run holds it.
+struct HeldClaim {
+    id: String,
+    /// The version the store holds it at: the expected version when it is given up.
+    version: f64,
+    claimed_at: f64,
+    lease_ms: f64,
+}
+
+/// What `putIfVersion(identity, claim, 0)` came to.
+enum ClaimAnswer {
+    Held(HeldClaim),
+    /// Another process holds a live claim on the span.
+    Elsewhere,
+    /// The store has no `putIfVersion`: run as without claims.
+    Unsupported,
+    Failed(String),
 }
 
 /// The span's entries could not be read again to make the call (to do what
@@ -159,6 +186,94 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
 struct Unreadable(&'static str);
 
 impl Visit {
+    /// `claims: true`: claim the span for the fleet, then lead as without
+    /// claims. A span another process holds, or a claim the store failed to
+    /// take, makes no call: paying without a claim could pay once per process.
+    async fn claim_then_lead(
+        self,
+        candidate: Candidate,
+        span: Rc<[u32]>,
+        flight: Option<Rc<Flight>>,
+        clock_before_call: f64,
+        lease_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        let held = match self.claim(&candidate, lease_ms).await {
+            ClaimAnswer::Held(held) => Some(held),
+            ClaimAnswer::Unsupported => None,
+            ClaimAnswer::Elsewhere => {
+                return Ok(self.conclude(&candidate, flight, FlightOutcome::ClaimedElsewhere, &ClaimState::Silent));
+            }
+            ClaimAnswer::Failed(cause) => {
+                self.warn_once(|| warning::claim_refused(&self.strategy_id(), &candidate.claim_id(), &cause));
+                let outcome = FlightOutcome::ClaimFailed { cause };
+                return Ok(self.conclude(&candidate, flight, outcome, &ClaimState::Silent));
+            }
+        };
+        match self.start_call(&span) {
+            Ok(started) => self.lead(candidate, span, flight, started, clock_before_call, held).await,
+            Err(Unreadable(what)) => {
+                let claim = self.give_up(&candidate, held).await;
+                Ok(self.conclude(&candidate, flight, FlightOutcome::Unreadable { what }, &claim))
+            }
+        }
+    }
+
+    /// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
+    /// live claim is there", so of all the runs over a span, one holds it.
+    async fn claim(&self, candidate: &Candidate, lease_ms: f64) -> ClaimAnswer {
+        let store = self.settings.store();
+        let has_method = store
+            .unchecked_ref::<super::handle::Callee>()
+            .put_if_version()
+            .is_ok_and(|method| method.is_function());
+        if !has_method {
+            return ClaimAnswer::Unsupported;
+        }
+        let now = match self.clock(js_sys::Date::now) {
+            Ok(now) => now,
+            Err(found) => return ClaimAnswer::Failed(format!("the configured `now` returned {found}")),
+        };
+        let held = HeldClaim { id: candidate.claim_id(), version: 1.0, claimed_at: now, lease_ms };
+        let entry = self.claim_entry(candidate, &held, now + lease_ms);
+        let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(0.0));
+        let answer = Started::call(&store, Some("putIfVersion"), &args, self.config.timeout_ms, None).answer().await;
+        match answer.and_then(call::conditional_write_answer) {
+            Ok(written) if written.applied => {
+                ClaimAnswer::Held(HeldClaim { version: written.current_version.unwrap_or(held.version), ..held })
+            }
+            Ok(_) => ClaimAnswer::Elsewhere,
+            Err(cause) => ClaimAnswer::Failed(cause),
+        }
+    }
+
+    /// Gives a claim up at once (its call failed, or no call could be
+    /// made), so the next turn can claim the span again: the same claim,
+    /// expired now, written only over this run's own version of it. A give-up
+    /// the store refuses leaves the claim to end with its lease.
+    async fn give_up(&self, candidate: &Candidate, held: Option<HeldClaim>) -> ClaimState {
+        let Some(held) = held else {
+            return self.unclaimed();
+        };
+        let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
+        let expected = held.version;
+        let released = HeldClaim { version: expected + 1.0, ..held };
+        let entry = self.claim_entry(candidate, &released, now);
+        let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(expected));
+        let store = self.settings.store();
+        let _ = Started::call(&store, Some("putIfVersion"), &args, self.config.timeout_ms, None).answer().await;
+        ClaimState::Held(released.id)
+    }
+
+    /// What an event says of a run that made its call without a claim: once
+    /// per stage, that the store cannot take claims.
+    fn unclaimed(&self) -> ClaimState {
+        if self.config.claim_lease_ms.is_none() || self.stage.claims_noted() {
+            return ClaimState::Silent;
+        }
+        self.stage.set_claims_noted(true);
+        ClaimState::Unsupported
+    }
+
     /// Steps 8–10 for the run that makes the call, then settle.
     async fn lead(
         self,
@@ -167,6 +282,7 @@ impl Visit {
         flight: Option<Rc<Flight>>,
         started: Started,
         clock_before_call: f64,
+        held: Option<HeldClaim>,
     ) -> Result<JsValue, JsValue> {
         // 8. Await the summarizer's answer.
         let answer = started.answer().await.and_then(|value| match self.config.model() {
@@ -177,8 +293,15 @@ impl Visit {
             Ok(answer) => answer,
             Err(cause) => {
                 let outcome = self.failed(cause);
-                return Ok(self.conclude(&candidate, flight, outcome));
+                let claim = self.give_up(&candidate, held).await;
+                return Ok(self.conclude(&candidate, flight, outcome, &claim));
             }
+        };
+        // Kept through a refusal too: the same span gives the same answer,
+        // so the claim spares the fleet that call until its lease ends.
+        let claim = match &held {
+            Some(held) => ClaimState::Held(held.id.clone()),
+            None => self.unclaimed(),
         };
         // 9. A summary that does not make recall smaller is refused, and its
         // span latched: the same span gives the same answer.
@@ -188,15 +311,15 @@ impl Visit {
                 latches::insert(&self.stage, latches::key_of(flight.source().key()), span.len());
             }
             let outcome = FlightOutcome::NotSmaller { summary_chars, usage };
-            return Ok(self.conclude(&candidate, flight, outcome));
+            return Ok(self.conclude(&candidate, flight, outcome, &claim));
         }
         // 10. Fold: the summary entry, stamped when the fold happens (after
         // the call; a clock that broke during it keeps the earlier reading).
         let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
-        let entry = self.summary_entry(&candidate, &span, &text, now);
+        let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref());
         let Some(store) = self.settings.write_back() else {
             let outcome = FlightOutcome::Folded { entry, summary_chars, write_back: WriteBack::NoStore, usage };
-            return Ok(self.conclude(&candidate, flight, outcome));
+            return Ok(self.conclude(&candidate, flight, outcome, &claim));
         };
         // Waiting runs go on as soon as the summary exists: the write is
         // this run's own (a store that never answers holds no one else).
@@ -221,7 +344,7 @@ impl Visit {
             }
         };
         let outcome = FlightOutcome::Folded { entry, summary_chars, write_back, usage };
-        let outcome = self.settle(&candidate, outcome, Caller::Leader);
+        let outcome = self.settle(&candidate, outcome, Caller::Leader, &claim);
         Ok(self.deliver(outcome))
     }
 
@@ -229,7 +352,8 @@ impl Visit {
     /// run's outcome, at once when it is published already.
     fn follow(self, candidate: Candidate, flight: Rc<Flight>) -> Promise {
         if let Some(outcome) = flight.published() {
-            return Promise::resolve(&self.deliver(self.settle(&candidate, outcome, Caller::Follower)));
+            let settled = self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent);
+            return Promise::resolve(&self.deliver(settled));
         }
         // Taken now: the leader may publish before this run's future first runs.
         let published = flight.wait();
@@ -239,33 +363,41 @@ impl Visit {
             let outcome = flight.published().unwrap_or_else(|| FlightOutcome::Failed {
                 cause: "the run making the call ended without an outcome".to_owned(),
             });
-            Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower)))
+            Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent)))
         })
     }
 
     /// The leader's end without a write: publish, free the span, settle.
-    fn conclude(&self, candidate: &Candidate, flight: Option<Rc<Flight>>, outcome: FlightOutcome) -> JsValue {
+    fn conclude(
+        &self,
+        candidate: &Candidate,
+        flight: Option<Rc<Flight>>,
+        outcome: FlightOutcome,
+        claim: &ClaimState,
+    ) -> JsValue {
         if let Some(flight) = flight {
             flight.publish(outcome.clone());
             flight.finish();
         }
-        self.deliver(self.settle(candidate, outcome, Caller::Leader))
+        self.deliver(self.settle(candidate, outcome, Caller::Leader, claim))
     }
 
-    fn settle(&self, candidate: &Candidate, outcome: FlightOutcome, caller: Caller) -> Outcome {
+    fn settle(&self, candidate: &Candidate, outcome: FlightOutcome, caller: Caller, claim: &ClaimState) -> Outcome {
         let model = self.config.model();
         match outcome {
+            FlightOutcome::ClaimedElsewhere => Outcome::of(candidate.claimed_elsewhere()),
+            FlightOutcome::ClaimFailed { cause } => Outcome::of(candidate.claim_failed(&cause)),
             FlightOutcome::Unreadable { what } => {
                 let settled = candidate.unreadable(what);
                 self.warn_about(settled.event.as_ref());
                 Outcome::of(settled)
             }
-            FlightOutcome::Failed { cause } => Outcome::of(candidate.failed(model, caller, &cause)),
+            FlightOutcome::Failed { cause } => Outcome::of(candidate.failed(model, caller, &cause, claim)),
             FlightOutcome::NotSmaller { summary_chars, usage } => {
-                Outcome::of(candidate.not_smaller(summary_chars, model, usage, caller))
+                Outcome::of(candidate.not_smaller(summary_chars, model, usage, caller, claim))
             }
             FlightOutcome::Folded { entry, summary_chars, write_back, usage } => Outcome {
-                settled: candidate.folded(summary_chars, &write_back, model, usage, caller),
+                settled: candidate.folded(summary_chars, &write_back, model, usage, caller, claim),
                 new_summary: entry,
                 untouched: false,
             },
@@ -330,8 +462,48 @@ impl Visit {
         Some(glue::assemble_transcript(&read.texts(), &plan.text, &splices))
     }
 
-    /// The summary entry, in SPEC §2 key order.
-    fn summary_entry(&self, candidate: &Candidate, span: &[u32], text: &JsString, now: f64) -> JsValue {
+    /// The claim entry on `candidate`'s span, with its lease ending at `ttl`.
+    fn claim_entry(&self, candidate: &Candidate, held: &HeldClaim, ttl: f64) -> JsValue {
+        let facts = candidate.span;
+        // Just before the oldest loaded entry: a recency window that starts
+        // at the span never loads the claim in place of one of its messages.
+        let oldest = self.facts.iter().filter_map(|f| f.updated_at).fold(f64::INFINITY, f64::min);
+        let dated = if oldest.is_finite() { oldest - 1.0 } else { held.claimed_at };
+        let first = candidate.folded_indices().first().map_or(JsValue::UNDEFINED, |&i| self.snapshot.get(i as u32));
+        let entry = output::ClaimEntry {
+            id: &held.id,
+            value: Message { role: output::fixed(|f| f.system.clone()), content: output::fixed(|f| f.empty.clone()) },
+            metadata: output::ClaimMetadata {
+                summary_claim: output::Claim {
+                    from_turn: facts.from_turn,
+                    to_turn: facts.to_turn,
+                    entry_count: facts.entries,
+                    claimed_at_ms: held.claimed_at,
+                    lease_ms: held.lease_ms,
+                },
+            },
+            version: held.version,
+            created_at: dated,
+            updated_at: dated,
+            last_accessed_at: held.claimed_at,
+            access_count: 0,
+            ttl,
+            tier: output::fixed(|f| f.tier(self.settings.tier())),
+            source: Source { turn: facts.to_turn, identity: glue::source_identity(&first) },
+        };
+        output::to_js(&entry)
+    }
+
+    /// The summary entry, in SPEC §2 key order. Its coverage names the
+    /// claim it was paid under, so every reader leaves the claim out.
+    fn summary_entry(
+        &self,
+        candidate: &Candidate,
+        span: &[u32],
+        text: &JsString,
+        now: f64,
+        held: Option<&HeldClaim>,
+    ) -> JsValue {
         let facts = candidate.span;
         let anchor = candidate.anchor.unwrap_or(now);
         let label = self.config.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
@@ -345,7 +517,13 @@ impl Visit {
                     from_turn: facts.from_turn,
                     to_turn: facts.to_turn,
                     entry_count: facts.entries,
-                    covered_ids: glue::pick_ids(&self.ids, span),
+                    covered_ids: {
+                        let ids = glue::pick_ids(&self.ids, span);
+                        if let Some(held) = held {
+                            ids.push(&JsValue::from_str(&held.id));
+                        }
+                        ids
+                    },
                     model: self.settings.provider_model().map_or(JsValue::UNDEFINED, JsValue::from),
                     summarized_at_ms: now,
                 },
@@ -460,6 +638,7 @@ fn read_clock(now: &Function) -> Result<f64, String> {
 fn facts_of(read: &RecallRead) -> Vec<EntryFacts> {
     let present = |x: f64| (!x.is_nan()).then_some(x);
     let turns = read.turns().to_vec();
+    let claims = read.claims().to_vec();
     let updated_ats = read.updated_ats().to_vec();
     let units = read.units().to_vec();
     let to_turns = read.to_turns().to_vec();
@@ -472,6 +651,7 @@ fn facts_of(read: &RecallRead) -> Vec<EntryFacts> {
             content_units: units[i] as usize,
             summary: present(to_turns[i]).map(|to_turn| SummaryFacts { to_turn, from_turn: from_turns[i] }),
             covered: covered[i] != 0.0,
+            claim: claims[i] != 0.0,
         })
         .collect()
 }

@@ -54,6 +54,11 @@ pub struct StageConfig {
     pub trigger_min_chars: Option<usize>,
     pub ttl_ms: Option<f64>,
     pub timeout_ms: Option<f64>,
+    /// Beyond the original (`claims: true`): the lease of the claim a
+    /// leader writes through the store's `putIfVersion` before paying for a
+    /// span, so a fleet of processes sharing the store pays for it once.
+    /// `None` when claims are off.
+    pub claim_lease_ms: Option<f64>,
     /// What a summary's content starts with, before the summarizer's text:
     /// the label naming this shape's author, and its separator. From the
     /// first and last turns and the number of entries folded. Written on
@@ -73,6 +78,7 @@ impl StageConfig {
             trigger_min_chars: None,
             ttl_ms: None,
             timeout_ms: None,
+            claim_lease_ms: None,
             header: OnceCell::new(),
         }
     }
@@ -154,7 +160,7 @@ pass a provider object with a `complete` method as `llm`."
 }
 
 /// Every key `summarize(config)` reads; any other is refused at build.
-pub const KNOWN_KEYS: [&str; 15] = [
+pub const KNOWN_KEYS: [&str; 17] = [
     "llm",
     "model",
     "store",
@@ -170,6 +176,8 @@ pub const KNOWN_KEYS: [&str; 15] = [
     "now",
     "maxSummaries",
     "triggerMinChars",
+    "claims",
+    "claimLeaseMs",
 ];
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
@@ -237,6 +245,68 @@ pub fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
         .map(|n| n as usize)
 }
 
+/// A claim's lease when `claimLeaseMs` is not given: a minute, or twice
+/// `timeoutMs` when that is longer (the call and the write each get
+/// `timeoutMs`, and the lease must outlast both).
+pub const DEFAULT_CLAIM_LEASE_MS: f64 = 60_000.0;
+
+/// `claims` and `claimLeaseMs` together: the lease when claims are on.
+/// `claims` was checked to be a boolean or absent, `lease` to be a number.
+pub fn claim_lease_option(
+    claims: bool,
+    lease: Option<f64>,
+    timeout_ms: Option<f64>,
+    has_store: bool,
+) -> Result<Option<f64>, ConfigError> {
+    let shortest = timeout_ms.map_or(0.0, |timeout| 2.0 * timeout);
+    if !claims {
+        return match lease {
+            None => Ok(None),
+            Some(lease) => Err(ConfigError {
+                class: ErrorClass::Error,
+                message: format!(
+                    "{SUMMARIZE_CALL}: `claimLeaseMs` was given (a number ({})) but `claims` is not true, so nothing \
+would read it. Fix: add `claims: true` to claim spans through the store, or remove `claimLeaseMs`.",
+                    super::js_number::js_number_to_string(lease)
+                ),
+            }),
+        };
+    }
+    if !has_store {
+        return Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            "store",
+            "a shared store when `claims` is true (claims are written to it with `putIfVersion`)",
+            "undefined",
+            "Fix: pass the store your processes share, or remove `claims`.",
+        ));
+    }
+    let Some(lease) = lease else {
+        return Ok(Some(DEFAULT_CLAIM_LEASE_MS.max(shortest)));
+    };
+    let lease = whole_number(SUMMARIZE_CALL, "claimLeaseMs", lease, MAX_SAFE_INTEGER, "omit it for the default")?;
+    if lease < 1.0 || lease <= shortest {
+        let why = match timeout_ms {
+            Some(timeout) => format!(
+                "longer than the call and the write may take together (2 × timeoutMs = {} ms): a lease that \
+ends first lets another process pay for the same span",
+                super::js_number::js_number_to_string(2.0 * timeout)
+            ),
+            None => "at least 1".to_owned(),
+        };
+        return Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::RangeError,
+            "claimLeaseMs",
+            &why,
+            &format!("a number ({})", super::js_number::js_number_to_string(lease)),
+            "Fix: pass a longer lease, or omit it for the default.",
+        ));
+    }
+    Ok(Some(lease))
+}
+
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 /// The longest delay `setTimeout` honours; past it, JS fires at once.
 pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
@@ -276,6 +346,23 @@ fn whole_number(call: &str, key: &str, value: f64, max: f64, omit_hint: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claim_leases_outlast_the_call_and_the_write() {
+        assert_eq!(claim_lease_option(false, None, None, false), Ok(None));
+        assert_eq!(claim_lease_option(true, None, None, true), Ok(Some(DEFAULT_CLAIM_LEASE_MS)));
+        assert_eq!(claim_lease_option(true, None, Some(45_000.0), true), Ok(Some(90_000.0)));
+        assert_eq!(claim_lease_option(true, Some(5_000.0), Some(2_000.0), true), Ok(Some(5_000.0)));
+        let err = claim_lease_option(true, Some(4_000.0), Some(2_000.0), true).unwrap_err();
+        assert_eq!(err.class, ErrorClass::RangeError);
+        assert!(err.message.contains("`claimLeaseMs`") && err.message.contains("4000") && err.message.contains("= 4000 ms"));
+        let err = claim_lease_option(true, Some(0.0), None, true).unwrap_err();
+        assert!(err.message.contains("at least 1"), "{}", err.message);
+        let err = claim_lease_option(true, None, None, false).unwrap_err();
+        assert!(err.message.contains("`store`") && err.message.contains("putIfVersion"), "{}", err.message);
+        let err = claim_lease_option(false, Some(1_000.0), None, true).unwrap_err();
+        assert!(err.message.contains("nothing") && err.message.contains("claims: true"), "{}", err.message);
+    }
 
     #[test]
     fn counts_accept_whole_numbers_only() {

@@ -3,8 +3,8 @@
 //! Everything here is a pure function of the facts and the config.
 
 use super::config::StageConfig;
-use super::events::{self, Caller, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
-use super::format::summary_entry_id;
+use super::events::{self, Caller, ClaimState, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
+use super::format::{claim_entry_id, summary_entry_id};
 use super::recall::{seam, to_turn, EntryFacts, Partition};
 
 /// Marks where the new summary entry goes in a recall of slots.
@@ -53,24 +53,26 @@ pub struct Candidate {
     label_chars: usize,
 }
 
-/// SPEC §4 step 5 before any fact is looked at: with no summary in recall
-/// nothing is excluded, and below the trigger nothing is folded, so recall
-/// is unchanged and there is nothing to explain. (The visit checks this
-/// first: most turns of a conversation are such turns.)
-pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summary_count: usize) -> bool {
-    summary_count == 0 && loaded_len < config.trigger_min_entries && config.trigger_min_chars.is_none()
+/// SPEC §4 step 5 before any fact is looked at: with no summary or claim in
+/// recall nothing is left out, and below the trigger nothing is folded, so
+/// recall is unchanged and there is nothing to explain. (The visit checks
+/// this first: most turns of a conversation are such turns.)
+pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summaries_and_claims: usize) -> bool {
+    summaries_and_claims == 0 && loaded_len < config.trigger_min_entries && config.trigger_min_chars.is_none()
 }
 
 pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {
     let split_at = seam(facts, &part.raw, config.preserve_recent);
     let min_fold = config.min_fold_entries.max(1);
     if !triggered(config, facts, &part) || split_at < min_fold {
-        let event = (!part.excluded.is_empty()).then(|| {
-            let (reason, evidence) = events::covered_only(part.excluded.len(), part.summaries.len());
+        let left_out = part.left_out();
+        let event = (!left_out.is_empty()).then(|| {
+            let (reason, evidence) =
+                events::covered_only(part.excluded.len(), part.summaries.len(), part.claims.len());
             make_event(
                 facts.len(),
                 part.summaries.len() + part.raw.len(),
-                part.excluded.clone(),
+                left_out,
                 None,
                 reason,
                 evidence,
@@ -184,7 +186,7 @@ impl Candidate {
         let output = recall.len();
         Settled {
             recall,
-            event: Some(make_event(self.input_count, output, self.part.excluded.clone(), None, reason, evidence)),
+            event: Some(make_event(self.input_count, output, self.part.left_out(), None, reason, evidence)),
         }
     }
 
@@ -196,8 +198,8 @@ impl Candidate {
         self.decline(events::predicted_not_smaller(self.span, self.label_chars))
     }
 
-    pub fn failed(&self, model: Option<&str>, caller: Caller, cause: &str) -> Settled {
-        self.decline(events::failed(self.span, model, caller, cause))
+    pub fn failed(&self, model: Option<&str>, caller: Caller, cause: &str, claim: &ClaimState) -> Settled {
+        self.decline(events::failed(self.span, model, caller, cause, claim))
     }
 
     pub fn not_smaller(
@@ -206,8 +208,24 @@ impl Candidate {
         model: Option<&str>,
         usage: Option<Usage>,
         caller: Caller,
+        claim: &ClaimState,
     ) -> Settled {
-        self.decline(events::not_smaller(self.span, summary_chars, model, usage, caller))
+        self.decline(events::not_smaller(self.span, summary_chars, model, usage, caller, claim))
+    }
+
+    /// The id of the fleet's claim on this span (`msg-summary-claim-{from}-{to}`).
+    pub fn claim_id(&self) -> String {
+        claim_entry_id(self.span.from_turn, self.span.to_turn)
+    }
+
+    /// Another process holds a live claim on the span: no call.
+    pub fn claimed_elsewhere(&self) -> Settled {
+        self.decline(events::claimed_elsewhere(self.span, &self.claim_id()))
+    }
+
+    /// The store failed to take the claim: no call.
+    pub fn claim_failed(&self, cause: &str) -> Settled {
+        self.decline(events::claim_failed(self.span, &self.claim_id(), cause))
     }
 
     /// The span could not be read again to `what` (write the transcript,
@@ -228,6 +246,7 @@ impl Candidate {
         model: Option<&str>,
         usage: Option<Usage>,
         caller: Caller,
+        claim: &ClaimState,
     ) -> Settled {
         let tail = &self.part.raw[self.raw_entries..];
         let kept_summaries = &self.part.summaries[self.rolled..];
@@ -237,8 +256,7 @@ impl Candidate {
         recall.extend(kept_summaries[..insert_at].iter().map(|&i| i as u32));
         recall.push(NEW_SUMMARY_SLOT);
         recall.extend(kept_summaries[insert_at..].iter().chain(tail).map(|&i| i as u32));
-        let mut dropped = Vec::with_capacity(self.part.excluded.len() + self.span.entries);
-        dropped.extend_from_slice(&self.part.excluded);
+        let mut dropped = self.part.left_out();
         dropped.extend(self.folded_indices());
         let summary_id = self.summary_id();
         let (reason, evidence) = events::folded(FoldReport {
@@ -251,6 +269,7 @@ impl Candidate {
             model,
             usage,
             caller,
+            claim,
         });
         let added = Some(summary_id);
         let output = recall.len();
@@ -304,6 +323,7 @@ mod tests {
                 content_units: chars,
                 summary: None,
                 covered: false,
+                claim: false,
             })
             .collect()
     }
@@ -354,7 +374,7 @@ mod tests {
             EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, from_turn: 99.0 }), ..EntryFacts::default() },
         );
         let candidate = consider(&config(20, 4), &facts);
-        let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader);
+        let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent);
         assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");
         assert_eq!(settled.recall[1], 0);
         let event = settled.event.unwrap();
@@ -362,6 +382,31 @@ mod tests {
         assert_eq!(event.input_count, 21);
         assert_eq!(event.output_count, settled.recall.len());
         assert_eq!(event.dropped, (1..=16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn claims_never_reach_recall_and_are_dropped() {
+        // Below the trigger: the claim alone is left out, and said so.
+        let mut facts = conversation(3, 2, 100);
+        facts.push(EntryFacts { claim: true, ..EntryFacts::default() });
+        let Plan::Settle(settled) = plan(&config(20, 5), &facts, partition(&facts)) else { panic!() };
+        assert_eq!(settled.recall, (0..6).collect::<Vec<_>>());
+        let event = settled.event.unwrap();
+        assert_eq!(event.dropped, [6]);
+        assert!(event.reason.starts_with("1 claim on a span being summarized left out"), "{}", event.reason);
+        // A fold: the claim is neither span nor tail, and is dropped.
+        let mut facts = conversation(10, 2, 100);
+        facts.insert(3, EntryFacts { claim: true, ..EntryFacts::default() });
+        let candidate = consider(&config(20, 4), &facts);
+        assert!(!candidate.folded_indices().contains(&3));
+        assert_eq!(candidate.claim_id(), "msg-summary-claim-1-8");
+        let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent);
+        assert!(!settled.recall.contains(&3));
+        assert_eq!(settled.event.unwrap().dropped[0], 3);
+        let elsewhere = candidate.claimed_elsewhere();
+        assert_eq!(elsewhere.recall.len(), 20, "verbatim, without the claim");
+        assert!(!elsewhere.recall.contains(&3));
+        assert!(elsewhere.event.unwrap().reason.contains("msg-summary-claim-1-8"));
     }
 
     #[test]

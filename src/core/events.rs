@@ -45,6 +45,45 @@ pub enum Evidence {
     Folded(Folded),
     InvalidInput(InvalidInput),
     Unreadable(Unreadable),
+    ClaimedElsewhere(ClaimedElsewhere),
+    ClaimFailed(ClaimFailed),
+}
+
+/// What the run that made the call knows of its claim (`claims: true`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClaimState {
+    /// Claims are off, or this run is not the one to say anything of them.
+    Silent,
+    /// The run holds the fleet's claim on the span, under this id.
+    Held(String),
+    /// Claims are on but the store has no `putIfVersion` (said once per stage).
+    Unsupported,
+}
+
+impl ClaimState {
+    fn claim_id(&self) -> Option<String> {
+        match self {
+            ClaimState::Held(id) => Some(id.clone()),
+            _ => None,
+        }
+    }
+
+    fn unsupported(&self) -> Option<bool> {
+        (*self == ClaimState::Unsupported).then_some(true)
+    }
+}
+
+impl fmt::Display for ClaimState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClaimState::Silent => Ok(()),
+            ClaimState::Held(id) => write!(f, " (the span was claimed for the fleet as {id})"),
+            ClaimState::Unsupported => f.write_str(
+                " (claims are on, but the store has no putIfVersion, so the span was not claimed and another \
+process may pay for it too)",
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -95,6 +134,11 @@ pub struct Failed {
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
+    /// The claim this run held, and gave up when the call failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claims_unsupported: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -110,6 +154,10 @@ pub struct NotSmaller {
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claims_unsupported: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -129,6 +177,10 @@ pub struct Folded {
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coalesced: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claims_unsupported: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -137,6 +189,28 @@ pub struct Unreadable {
     pub span_entries: usize,
     pub span_chars: usize,
     pub summarizer_called: bool,
+}
+
+/// Another process holds a live claim on the span: no call was made.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimedElsewhere {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    pub claim_id: String,
+    pub claimed_elsewhere: bool,
+}
+
+/// The claim could not be written (the store failed): no call was made.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimFailed {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    pub claim_id: String,
+    pub claim_failed: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -238,14 +312,58 @@ impl Caller {
     }
 }
 
-pub fn covered_only(excluded: usize, summaries: usize) -> (String, Evidence) {
-    (
-        format!(
+/// Entries left out with no call: `excluded` covered by stored summaries,
+/// `claims` fleet claims on spans being summarized.
+pub fn covered_only(excluded: usize, summaries: usize, claims: usize) -> (String, Evidence) {
+    let claims_left_out = Counted(claims, "claim on a span being summarized", "claims on spans being summarized");
+    let reason = match (excluded, claims) {
+        (_, 0) => format!(
             "{} already covered by {} \u{2014} no new call this turn",
             Counted(excluded, "entry", "entries"),
             Counted(summaries, "stored summary", "stored summaries"),
         ),
-        Evidence::CoveredOnly(CoveredOnly { summarizer_called: false }),
+        (0, _) => format!("{claims_left_out} left out of recall \u{2014} no new call this turn"),
+        _ => format!(
+            "{} already covered by {}, and {claims_left_out} left out of recall \u{2014} no new call this turn",
+            Counted(excluded, "entry", "entries"),
+            Counted(summaries, "stored summary", "stored summaries"),
+        ),
+    };
+    (reason, Evidence::CoveredOnly(CoveredOnly { summarizer_called: false }))
+}
+
+pub fn claimed_elsewhere(span: SpanFacts, claim_id: &str) -> (String, Evidence) {
+    (
+        format!(
+            "summarized-elsewhere: another process holds the claim {claim_id} on the span of {} and is paying for \
+it, so no call was made; recall is served verbatim and a later turn loads that summary",
+            Span(span)
+        ),
+        Evidence::ClaimedElsewhere(ClaimedElsewhere {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+            claim_id: claim_id.to_owned(),
+            claimed_elsewhere: true,
+        }),
+    )
+}
+
+pub fn claim_failed(span: SpanFacts, claim_id: &str, cause: &str) -> (String, Evidence) {
+    (
+        format!(
+            "claim-failed: the store did not take the claim {claim_id} on the span of {} (putIfVersion failed), \
+so no call was made (paying without a claim could pay once per process); recall is served verbatim and the \
+turn goes on. Cause: {cause}",
+            Span(span)
+        ),
+        Evidence::ClaimFailed(ClaimFailed {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+            claim_id: claim_id.to_owned(),
+            claim_failed: true,
+        }),
     )
 }
 
@@ -305,10 +423,18 @@ recall is served verbatim until more turns leave the verbatim tail",
     )
 }
 
-pub fn failed(span: SpanFacts, model: Option<&str>, caller: Caller, cause: &str) -> (String, Evidence) {
+pub fn failed(
+    span: SpanFacts,
+    model: Option<&str>,
+    caller: Caller,
+    cause: &str,
+    claim: &ClaimState,
+) -> (String, Evidence) {
+    let given_up = if matches!(claim, ClaimState::Held(_)) { "; its claim is given up, so a later turn retries" } else { "" };
     (
         format!(
-            "summarizer-failed for the span of {}: recall is served verbatim and the turn goes on{}. Cause: {cause}",
+            "summarizer-failed for the span of {}{claim}: recall is served verbatim and the turn goes on{}{given_up}. \
+Cause: {cause}",
             Span(span),
             caller.suffix()
         ),
@@ -319,6 +445,8 @@ pub fn failed(span: SpanFacts, model: Option<&str>, caller: Caller, cause: &str)
             failed: true,
             model: model.map(str::to_owned),
             coalesced: caller.coalesced(),
+            claim_id: claim.claim_id(),
+            claims_unsupported: claim.unsupported(),
         }),
     )
 }
@@ -329,11 +457,12 @@ pub fn not_smaller(
     model: Option<&str>,
     usage: Option<Usage>,
     caller: Caller,
+    claim: &ClaimState,
 ) -> (String, Evidence) {
     (
         format!(
-            "replacement-not-smaller: the summary with its label is {summary_chars} chars and the span of {} is {} \
-chars, so folding would grow recall; the span is latched and served verbatim{}",
+            "replacement-not-smaller: the summary with its label is {summary_chars} chars and the span of {}{claim} \
+is {} chars, so folding would grow recall; the span is latched and served verbatim{}",
             Span(span),
             span.chars,
             caller.suffix()
@@ -346,6 +475,8 @@ chars, so folding would grow recall; the span is latched and served verbatim{}",
             model: model.map(str::to_owned),
             usage: caller.usage(usage),
             coalesced: caller.coalesced(),
+            claim_id: claim.claim_id(),
+            claims_unsupported: claim.unsupported(),
         }),
     )
 }
@@ -372,6 +503,7 @@ pub struct FoldReport<'a> {
     pub model: Option<&'a str>,
     pub usage: Option<Usage>,
     pub caller: Caller,
+    pub claim: &'a ClaimState,
 }
 
 pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
@@ -386,10 +518,11 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
     };
     (
         format!(
-            "folded {}){} into {}; {} kept verbatim{write_back}{}",
+            "folded {}){} into {}{}; {} kept verbatim{write_back}{}",
             SpanTurns(span),
             Rolled(report.rolled),
             report.summary_id,
+            report.claim,
             report.kept,
             report.caller.suffix()
         ),
@@ -403,6 +536,8 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             model: report.model.map(str::to_owned),
             usage: report.caller.usage(report.usage),
             coalesced: report.caller.coalesced(),
+            claim_id: report.claim.claim_id(),
+            claims_unsupported: report.claim.unsupported(),
         }),
     )
 }
@@ -492,6 +627,14 @@ every occurrence is on the {EVENT_TYPE} event."
         )
     }
 
+    pub fn claim_refused(strategy_id: &str, claim_id: &str, cause: &str) -> String {
+        format!(
+            "[footprint-summarize] {strategy_id}: the span was not claimed as {claim_id}, the store refused it ({cause}). \
+No summarizer call was made and recall is served verbatim, so the turn goes on; a later turn claims it again. Shown once \
+per stage instance; every occurrence is on the {EVENT_TYPE} event."
+        )
+    }
+
     /// A decline that is the input's fault (invalid entries, a broken clock): its reason says it all.
     pub fn declined(strategy_id: &str, reason: &str) -> String {
         format!("[footprint-summarize] {strategy_id}: {reason}")
@@ -506,17 +649,17 @@ mod tests {
 
     #[test]
     fn reasons_carry_their_stable_tokens() {
-        assert_eq!(covered_only(1, 1).0, "1 entry already covered by 1 stored summary \u{2014} no new call this turn");
+        assert_eq!(covered_only(1, 1, 0).0, "1 entry already covered by 1 stored summary \u{2014} no new call this turn");
         assert_eq!(
-            covered_only(4, 2).0,
+            covered_only(4, 2, 0).0,
             "4 entries already covered by 2 stored summaries \u{2014} no new call this turn"
         );
         assert!(latched(SPAN).0.contains("not re-asked"));
-        let (reason, _) = failed(SPAN, Some("m"), Caller::Leader, "boom");
+        let (reason, _) = failed(SPAN, Some("m"), Caller::Leader, "boom", &ClaimState::Silent);
         assert!(reason.contains("summarizer-failed") && reason.contains("verbatim") && reason.ends_with("Cause: boom"));
-        let (reason, _) = failed(SPAN, None, Caller::Follower, "boom");
+        let (reason, _) = failed(SPAN, None, Caller::Follower, "boom", &ClaimState::Silent);
         assert!(reason.ends_with("Cause: boom"), "{reason}");
-        let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader);
+        let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Silent);
         assert!(reason.contains("replacement-not-smaller") && reason.contains("130") && reason.contains("120"));
         let (reason, _) = predicted_not_smaller(SPAN, 300);
         assert!(reason.contains("replacement-not-smaller") && reason.contains("no call made"));
@@ -539,19 +682,19 @@ not re-asked: the same span gives the same answer, so recall is served verbatim"
 (turns 1\u{2013}2, 120 chars) it would replace, so no summary could make recall smaller; recall is served verbatim"
         );
         assert_eq!(
-            failed(SPAN, None, Caller::Leader, "boom").0,
+            failed(SPAN, None, Caller::Leader, "boom", &ClaimState::Silent).0,
             "summarizer-failed for the span of 3 entries (turns 1\u{2013}2, 120 chars): recall is served verbatim and \
 the turn goes on. Cause: boom"
         );
         assert_eq!(
-            failed(SPAN, None, Caller::Follower, "boom").0,
+            failed(SPAN, None, Caller::Follower, "boom", &ClaimState::Silent).0,
             format!(
                 "summarizer-failed for the span of 3 entries (turns 1\u{2013}2, 120 chars): recall is served verbatim \
 and the turn goes on{coalesced}. Cause: boom"
             )
         );
         assert_eq!(
-            not_smaller(SPAN, 130, None, None, Caller::Follower).0,
+            not_smaller(SPAN, 130, None, None, Caller::Follower, &ClaimState::Silent).0,
             format!(
                 "replacement-not-smaller: the summary with its label is 130 chars and the span of 3 entries \
 (turns 1\u{2013}2, 120 chars) is 120 chars, so folding would grow recall; the span is latched and served \
@@ -568,6 +711,7 @@ verbatim{coalesced}"
             model: None,
             usage: None,
             caller,
+            claim: &ClaimState::Silent,
         };
         assert_eq!(
             folded(report(&WriteBack::NoStore, Caller::Leader)).0,
@@ -595,6 +739,7 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
             model: None,
             usage: None,
             caller: Caller::Leader,
+            claim: &ClaimState::Silent,
         };
         assert_eq!(
             folded(report(&WriteBack::Written)).0,
@@ -602,6 +747,37 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         );
         assert!(folded(report(&WriteBack::NoStore)).0.contains("no store configured"));
         assert!(folded(report(&WriteBack::Failed("disk full".into()))).0.contains("write-back FAILED (disk full)"));
+    }
+
+    #[test]
+    fn claim_reasons_and_evidence_name_the_claim() {
+        let json = |evidence: Evidence| serde_json::to_string(&evidence).unwrap();
+        let (reason, evidence) = claimed_elsewhere(SPAN, "msg-summary-claim-1-2");
+        assert!(reason.starts_with("summarized-elsewhere: another process holds the claim msg-summary-claim-1-2"));
+        assert!(reason.contains("no call was made") && reason.contains("verbatim"), "{reason}");
+        assert_eq!(
+            json(evidence),
+            r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"claimId":"msg-summary-claim-1-2","claimedElsewhere":true}"#
+        );
+        let (reason, evidence) = claim_failed(SPAN, "msg-summary-claim-1-2", "ECONNREFUSED");
+        assert!(reason.starts_with("claim-failed:") && reason.ends_with("Cause: ECONNREFUSED"), "{reason}");
+        assert!(json(evidence).ends_with(r#""claimId":"msg-summary-claim-1-2","claimFailed":true}"#));
+        let held = ClaimState::Held("msg-summary-claim-1-2".into());
+        let (reason, evidence) = failed(SPAN, None, Caller::Leader, "HTTP 500", &held);
+        assert!(reason.contains("claimed for the fleet as msg-summary-claim-1-2") && reason.contains("given up"));
+        assert!(json(evidence).ends_with(r#""failed":true,"claimId":"msg-summary-claim-1-2"}"#));
+        let (reason, evidence) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Unsupported);
+        assert!(reason.contains("no putIfVersion"), "{reason}");
+        assert!(json(evidence).ends_with(r#""claimsUnsupported":true}"#));
+        assert_eq!(
+            covered_only(0, 0, 1).0,
+            "1 claim on a span being summarized left out of recall \u{2014} no new call this turn"
+        );
+        assert_eq!(
+            covered_only(2, 1, 2).0,
+            "2 entries already covered by 1 stored summary, and 2 claims on spans being summarized left out of \
+recall \u{2014} no new call this turn"
+        );
     }
 
     #[test]
@@ -620,11 +796,11 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
     #[test]
     fn only_the_leading_run_reports_usage() {
         let usage = Some(Usage { input: Some(10.0), output: Some(2.0) });
-        let Evidence::NotSmaller(leader) = not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader).1 else {
+        let Evidence::NotSmaller(leader) = not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader, &ClaimState::Silent).1 else {
             panic!()
         };
         assert_eq!(leader.usage, usage);
-        let Evidence::NotSmaller(follower) = not_smaller(SPAN, 500, None, usage, Caller::Follower).1 else { panic!() };
+        let Evidence::NotSmaller(follower) = not_smaller(SPAN, 500, None, usage, Caller::Follower, &ClaimState::Silent).1 else { panic!() };
         assert_eq!((follower.usage, follower.summarizer_called, follower.coalesced), (None, false, Some(true)));
     }
 
@@ -642,20 +818,21 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
             model: Some("mini \"m\""),
             usage: usage.clone(),
             caller,
+            claim: &ClaimState::Silent,
         };
         let cases = [
-            (covered_only(2, 1).1, r#"{"summarizerCalled":false}"#),
+            (covered_only(2, 1, 0).1, r#"{"summarizerCalled":false}"#),
             (latched(SPAN).1, r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"latched":true}"#),
             (
                 predicted_not_smaller(SPAN, 300).1,
                 r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"labelChars":300,"predicted":true}"#,
             ),
             (
-                failed(SPAN, None, Caller::Follower, "x").1,
+                failed(SPAN, None, Caller::Follower, "x", &ClaimState::Silent).1,
                 r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"failed":true,"coalesced":true}"#,
             ),
             (
-                not_smaller(SPAN, 130, Some("mini"), usage.clone(), Caller::Leader).1,
+                not_smaller(SPAN, 130, Some("mini"), usage.clone(), Caller::Leader, &ClaimState::Silent).1,
                 r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":true,"summaryChars":130,"model":"mini","usage":{"input":1200,"output":0.5}}"#,
             ),
             (
@@ -674,7 +851,7 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         let spot = InvalidSpot { index: Some(0), field: "id".into(), ..InvalidSpot::default() };
         assert_eq!(json(&invalid_input(&spot).1), r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#);
         let usage = Usage { input: Some(f64::NAN), output: None };
-        let evidence = not_smaller(SPAN, 130, None, Some(usage), Caller::Leader).1;
+        let evidence = not_smaller(SPAN, 130, None, Some(usage), Caller::Leader, &ClaimState::Silent).1;
         assert!(json(&evidence).ends_with(r#""usage":{"input":null}}"#));
     }
 

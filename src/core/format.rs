@@ -121,6 +121,14 @@ pub fn summary_entry_id(from_turn: f64, to_turn: f64) -> String {
     render_numbered(&SUMMARY_ID_PIECES, &[from_turn, to_turn])
 }
 
+const CLAIM_ID_PIECES: [&str; 3] = ["msg-summary-claim-", "-", ""];
+
+/// The id of the claim a fleet's leader writes before paying for a span
+/// (`claims: true`): every process computes the same one for the same span.
+pub fn claim_entry_id(from_turn: f64, to_turn: f64) -> String {
+    render_numbered(&CLAIM_ID_PIECES, &[from_turn, to_turn])
+}
+
 /// The authored label written before the summary text (byte-exact: other
 /// readers match on it): numbers from, to and the count of entries folded.
 pub fn label_text(author: &str) -> NumberedText {
@@ -255,6 +263,7 @@ only while this summary stands.]"
     fn ids_use_javascript_number_strings() {
         assert_eq!(summary_entry_id(1.0, 9.0), "msg-summary-1-9");
         assert_eq!(summary_entry_id(-0.0, 1e21), "msg-summary-0-1e+21");
+        assert_eq!(claim_entry_id(1.0, 7.5), "msg-summary-claim-1-7.5");
     }
 
     /// What the glue does: splice each piece (role, content, role, …) in at

@@ -18,6 +18,9 @@ pub struct EntryFacts {
     /// cross into Wasm on a coverage turn; only summaries' string ids can
     /// cover.)
     pub covered: bool,
+    /// The entry is a fleet's claim on a span (`metadata.summaryClaim`):
+    /// bookkeeping of the store, never recall.
+    pub claim: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -93,6 +96,15 @@ pub struct Partition {
     /// that another summary names (a rolling fold took it in) is one of them;
     /// its own coverage still excludes what it names.
     pub excluded: Vec<usize>,
+    /// Claim entries no summary covers, in order: left out of recall too.
+    pub claims: Vec<usize>,
+}
+
+impl Partition {
+    /// Everything left out of recall, in `droppedIds` order.
+    pub fn left_out(&self) -> Vec<usize> {
+        self.excluded.iter().chain(&self.claims).copied().collect()
+    }
 }
 
 pub fn partition(facts: &[EntryFacts]) -> Partition {
@@ -101,6 +113,8 @@ pub fn partition(facts: &[EntryFacts]) -> Partition {
     for (index, fact) in facts.iter().enumerate() {
         if fact.covered {
             part.excluded.push(index);
+        } else if fact.claim {
+            part.claims.push(index);
         } else if fact.summary.is_some() {
             part.summaries.push(index);
         } else {
@@ -180,6 +194,22 @@ mod tests {
         assert_eq!(part.summaries, [4]);
         assert_eq!(part.excluded, [0, 2]);
         assert_eq!(part.raw, [1, 3]);
+        assert!(part.claims.is_empty());
+    }
+
+    #[test]
+    fn claims_are_left_out_and_never_summaries_or_raw() {
+        let mut facts = raw_turns(&[Some(1.0), None, Some(2.0), None]);
+        facts[1].claim = true;
+        facts[3].claim = true;
+        // A summary names claim 3 (its leader folded that span): covered.
+        facts[3].covered = true;
+        let part = partition(&facts);
+        assert_eq!(part.raw, [0, 2]);
+        assert!(part.summaries.is_empty());
+        assert_eq!(part.claims, [1]);
+        assert_eq!(part.excluded, [3]);
+        assert_eq!(part.left_out(), [3, 1]);
     }
 
     #[test]

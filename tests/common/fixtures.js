@@ -101,6 +101,11 @@ function withConstructorTrap(promise) {
  * `options.store` is 'ok', 'ownThen' (a resolved promise whose own `then` throws),
  * 'reject', 'reject404' (rejects with the number 404), 'hang' (never settles),
  * 'throw' or 'none'. `reply.rejectValue` rejects the call with that value as is.
+ * `options.claims` gives the store a `putIfVersion` over `rows` (a map by
+ * id, ttl checked against `options.storeNow`, default 1000): 'ok', 'taken'
+ * (a live claim by someone else answers every first claim), 'reject' (it
+ * rejects with ECONNREFUSED) or 'bad' (it resolves to a string). Every
+ * conditional write is logged in `conditionalWrites`.
  */
 export class Harness {
   constructor(options) {
@@ -108,6 +113,8 @@ export class Harness {
     this.calls = [];
     this.signals = [];
     this.puts = [];
+    this.conditionalWrites = [];
+    this.rows = new Map();
     this.events = [];
     this.onEvents = [];
     this.emitThisWasScope = true;
@@ -138,6 +145,22 @@ export class Harness {
     if (this.options.shape !== 'provider') return text;
     if (this.options.noUsage) return { content: text };
     return { content: text, usage: this.options.nanUsage ? { input: NaN, output: 30 } : { input: 120, output: 30 } };
+  }
+
+  /** A conditional write as agentfootprint's stores make it (see `options.claims`). */
+  async putIfVersion(identity, entry, expectedVersion) {
+    this.conditionalWrites.push({ identity, entry, expectedVersion });
+    const mode = this.options.claims;
+    if (mode === 'reject') throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    if (mode === 'bad') return 'OK';
+    if (mode === 'taken' && expectedVersion === 0) return { applied: false, currentVersion: 1 };
+    const now = this.options.storeNow ?? 1000;
+    const current = this.rows.get(entry.id);
+    const live = current !== undefined && !(typeof current.ttl === 'number' && current.ttl <= now);
+    const applies = expectedVersion === 0 ? !live : live && current.version === expectedVersion;
+    if (!applies) return { applied: false, currentVersion: live ? current.version : 0 };
+    this.rows.set(entry.id, entry);
+    return { applied: true, currentVersion: entry.version };
   }
 
   /** Releases every gated call. */
@@ -173,9 +196,11 @@ export class Harness {
           if (storeMode === 'ownThen') return withThrowingThen(Promise.resolve());
           if (storeMode === 'reject404') return Promise.reject(404);
           if (storeMode === 'hang') return new Promise(() => {});
+          this.rows.set(entry.id, entry);
           return Promise.resolve();
         },
       };
+      if (this.options.claims !== undefined) config.store.putIfVersion = (identity, entry, expected) => this.putIfVersion(identity, entry, expected);
     }
     config.onEvent = (type, payload) => this.onEvents.push({ type, payload });
     return Object.assign(config, extra ?? {});
