@@ -5,7 +5,7 @@
 
 use footprint_summarize::core::config::{Shape, StageConfig};
 use footprint_summarize::core::decision::{plan, Plan, Settled, NEW_SUMMARY_SLOT};
-use footprint_summarize::core::events::{Caller, WriteBack};
+use footprint_summarize::core::events::{Caller, ClaimState, WriteBack};
 use footprint_summarize::core::recall::{partition, EntryFacts, SummaryFacts};
 use proptest::prelude::*;
 
@@ -41,14 +41,16 @@ impl Recall {
     }
 }
 
-/// Raw entries over non-decreasing turns (some undefined), plus summaries
-/// that cover random ids (existing or not) and sit anywhere.
+/// Raw entries over non-decreasing turns (some undefined), fleet claims
+/// anywhere, plus summaries that cover random ids (existing or not) and sit
+/// anywhere.
 fn recall() -> impl Strategy<Value = Recall> {
     (
         prop::collection::vec((0u8..4, any::<bool>(), 0usize..400), 0..40),
         prop::collection::vec((0usize..40, prop::collection::vec(0usize..50, 0..8), -2.0f64..30.0), 0..4),
+        prop::collection::vec(0usize..40, 0..3),
     )
-        .prop_map(|(raw, summaries)| {
+        .prop_map(|(raw, summaries, claims)| {
             let mut turn = 1.0;
             let mut ids = Vec::new();
             let mut facts = Vec::new();
@@ -61,7 +63,13 @@ fn recall() -> impl Strategy<Value = Recall> {
                     content_units: chars,
                     summary: None,
                     covered: false,
+                    claim: false,
                 });
+            }
+            for (c, at) in claims.into_iter().enumerate() {
+                let at = at.min(facts.len());
+                ids.insert(at, format!("claim-{c}"));
+                facts.insert(at, EntryFacts { claim: true, ..EntryFacts::default() });
             }
             let mut covered = Vec::new();
             for (s, (at, names, to_turn)) in summaries.into_iter().enumerate() {
@@ -102,9 +110,11 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
             vec![
                 (candidate.latched(), Vec::new()),
                 (candidate.predicted_not_smaller(), Vec::new()),
-                (candidate.failed(None, Caller::Leader, "x"), Vec::new()),
-                (candidate.not_smaller(10, None, None, Caller::Follower), Vec::new()),
-                (candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader), span_ids),
+                (candidate.failed(None, Caller::Leader, "x", &ClaimState::Silent), Vec::new()),
+                (candidate.not_smaller(10, None, None, Caller::Follower, &ClaimState::Silent), Vec::new()),
+                (candidate.claimed_elsewhere(), Vec::new()),
+                (candidate.claim_failed("x"), Vec::new()),
+                (candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent), span_ids),
             ]
         }
     }
@@ -139,8 +149,26 @@ proptest! {
                     }
                 }
             }
-            for id in &recall.ids {
+            // A claim is the store's bookkeeping, not an entry of the conversation.
+            for id in recall.ids.iter().filter(|id| !id.starts_with("claim-")) {
                 prop_assert!(present.contains(&id.as_str()), "{} lost", id);
+            }
+        }
+    }
+
+    /// A claim never reaches recall, and every claim left out is in `droppedIds`.
+    #[test]
+    fn claims_never_reach_recall(recall in recall(), config in config()) {
+        for (settled, _) in outcomes(&recall, &config) {
+            for &slot in settled.recall.iter().filter(|&&slot| slot != NEW_SUMMARY_SLOT) {
+                prop_assert!(!recall.facts[slot as usize].claim, "claim {} in recall", recall.ids[slot as usize]);
+            }
+            if let Some(event) = &settled.event {
+                for (index, _) in recall.facts.iter().enumerate().filter(|(_, f)| f.claim) {
+                    prop_assert!(event.dropped.contains(&index), "claim {} not in droppedIds", recall.ids[index]);
+                }
+            } else {
+                prop_assert!(!recall.facts.iter().any(|f| f.claim), "a claim left out without an event");
             }
         }
     }
@@ -151,7 +179,7 @@ proptest! {
         let Some(max) = config.max_summaries else { return Ok(()) };
         let facts = recall.facts();
         if let Plan::Consider(candidate) = plan(&config, &facts, partition(&facts)) {
-            let settled = candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader);
+            let settled = candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent);
             let summaries = settled
                 .recall
                 .iter()
