@@ -35,10 +35,12 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# 1. System packages: Chromium and its driver for the browser tests, and (only
-#    when rustup cannot provide wasm32) Debian's Rust with its std sources.
-#    wasm-opt comes from npm's binaryen (step 4): Debian's is too old.
-apt_install chromium chromium-driver
+# 1. System packages: Chromium and its driver for the browser tests, Redis
+#    for the fleet tests (the test command starts its own server on a free
+#    loopback port), and (only when rustup cannot provide wasm32) Debian's
+#    Rust with its std sources. wasm-opt comes from npm's binaryen (step 4):
+#    Debian's is too old.
+apt_install chromium chromium-driver redis-server
 if [ "$FPS_TOOLCHAIN" = debian ]; then
   apt_install rustc-web cargo-web rust-web-src rust-web-llvm
   # rust-lld is a link to lld-N, whose package rust-web-llvm does not pull in;

@@ -1,6 +1,16 @@
 // The memory store interface of scripts/lib/memory-pipeline.mjs (put, get,
 // list; async; entries in and out by value) on a real SQLite file, so the
-// demo's conversation and its summaries survive between runs.
+// demo's conversation and its summaries survive between runs, with
+// agentfootprint's conditional write for a fleet of processes sharing the
+// file (`--processes`):
+//
+//   putIfVersion(identity, entry, expectedVersion) → { applied, currentVersion }
+//
+// applies only when the row under `entry.id` is absent or expired
+// (expectedVersion 0), or live at exactly `expectedVersion`: one SQL
+// statement, so SQLite's write lock makes the check and the write one step
+// for every process. An entry whose `ttl` (unix ms) has passed is absent to
+// every read.
 //
 // One row per entry, keyed by (identity key, entry id). The entry itself is
 // stored as its JSON text, which keeps its key order byte for byte (stores that
@@ -9,12 +19,15 @@
 //   updated_at  the entry's `updatedAt` (LoadRecent's recency order, indexed)
 //   turn        the entry's `source.turn`
 //   is_summary  1 when the entry carries summary coverage (SPEC §1's rule)
+//   is_claim    1 when the entry is a fleet's claim on a span
+//   version     the entry's `version`
+//   expires_at  the entry's `ttl`, or NULL
 
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-import { identityKey, isSummaryEntry } from '../lib/memory-pipeline.mjs';
+import { identityKey, isClaimEntry, isSummaryEntry } from '../lib/memory-pipeline.mjs';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS memory_entries (
@@ -24,6 +37,9 @@ const SCHEMA = `
     updated_at   REAL    NOT NULL,
     turn         REAL,
     is_summary   INTEGER NOT NULL,
+    is_claim     INTEGER NOT NULL DEFAULT 0,
+    version      REAL    NOT NULL DEFAULT 0,
+    expires_at   REAL,
     PRIMARY KEY (identity_key, id)
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS memory_entries_recent
@@ -40,37 +56,76 @@ export function openSqliteStore(path) {
   // WAL lets a reader (a test, the sqlite3 shell) look at the file while a
   // run writes to it.
   db.pragma('journal_mode = WAL');
+  // Processes sharing the file wait their turn to write instead of failing.
+  db.pragma('busy_timeout = 10000');
   db.exec(SCHEMA);
+  // A file from before claims: add their columns (each ALTER is one step).
+  const columns = new Set(db.prepare('PRAGMA table_info(memory_entries)').all().map((column) => column.name));
+  for (const [name, type] of [['is_claim', 'INTEGER NOT NULL DEFAULT 0'], ['version', 'REAL NOT NULL DEFAULT 0'], ['expires_at', 'REAL']]) {
+    if (!columns.has(name)) db.exec(`ALTER TABLE memory_entries ADD COLUMN ${name} ${type}`);
+  }
+  const LIVE = '(expires_at IS NULL OR expires_at > @now)';
 
+  const row = `(identity_key, id, entry_json, updated_at, turn, is_summary, is_claim, version, expires_at)
+      VALUES (@identityKey, @id, @entryJson, @updatedAt, @turn, @isSummary, @isClaim, @version, @expiresAt)`;
+  const replaceAll = `entry_json = excluded.entry_json, updated_at = excluded.updated_at, turn = excluded.turn,
+        is_summary = excluded.is_summary, is_claim = excluded.is_claim, version = excluded.version,
+        expires_at = excluded.expires_at`;
   const statements = {
-    upsert: db.prepare(`
-      INSERT INTO memory_entries (identity_key, id, entry_json, updated_at, turn, is_summary)
-      VALUES (@identityKey, @id, @entryJson, @updatedAt, @turn, @isSummary)
-      ON CONFLICT (identity_key, id) DO UPDATE SET
-        entry_json = excluded.entry_json,
-        updated_at = excluded.updated_at,
-        turn       = excluded.turn,
-        is_summary = excluded.is_summary`),
-    get: db.prepare('SELECT entry_json FROM memory_entries WHERE identity_key = ? AND id = ?'),
-    list: db.prepare('SELECT entry_json FROM memory_entries WHERE identity_key = ?'),
+    upsert: db.prepare(`INSERT INTO memory_entries ${row} ON CONFLICT (identity_key, id) DO UPDATE SET ${replaceAll}`),
+    // expectedVersion 0: insert, or replace a row whose ttl has passed.
+    insertIfAbsentOrExpired: db.prepare(`
+      INSERT INTO memory_entries ${row} ON CONFLICT (identity_key, id) DO UPDATE SET ${replaceAll}
+      WHERE memory_entries.expires_at IS NOT NULL AND memory_entries.expires_at <= @now`),
+    // Otherwise: replace the live row at exactly that version.
+    replaceAtVersion: db.prepare(`
+      UPDATE memory_entries SET entry_json = @entryJson, updated_at = @updatedAt, turn = @turn,
+        is_summary = @isSummary, is_claim = @isClaim, version = @version, expires_at = @expiresAt
+      WHERE identity_key = @identityKey AND id = @id AND version = @expected AND ${LIVE}`),
+    liveVersion: db.prepare(`SELECT version FROM memory_entries WHERE identity_key = @identityKey AND id = @id AND ${LIVE}`),
+    get: db.prepare(`SELECT entry_json FROM memory_entries WHERE identity_key = @identityKey AND id = @id AND ${LIVE}`),
+    list: db.prepare(`SELECT entry_json FROM memory_entries WHERE identity_key = @identityKey AND ${LIVE}`),
     // Same order as compareNewestFirst in the pipeline library (ids are ASCII,
     // so SQLite's byte order equals JavaScript's code-unit order).
     recent: db.prepare(`
-      SELECT entry_json FROM memory_entries WHERE identity_key = ?
-      ORDER BY updated_at DESC, id DESC LIMIT ?`),
+      SELECT entry_json FROM memory_entries WHERE identity_key = @identityKey AND ${LIVE}
+      ORDER BY updated_at DESC, id DESC LIMIT @limit`),
     counts: db.prepare(`
-      SELECT COALESCE(SUM(is_summary = 0), 0) AS originals,
+      SELECT COALESCE(SUM(is_summary = 0 AND is_claim = 0), 0) AS originals,
              COALESCE(SUM(is_summary = 1), 0) AS summaries,
-             MAX(CASE WHEN is_summary = 0 THEN turn END) AS lastTurn,
+             MAX(CASE WHEN is_summary = 0 AND is_claim = 0 THEN turn END) AS lastTurn,
              MAX(updated_at) AS newestUpdatedAt
-      FROM memory_entries WHERE identity_key = ?`),
+      FROM memory_entries WHERE identity_key = @identityKey AND ${LIVE}`),
     summaries: db.prepare(`
-      SELECT entry_json FROM memory_entries WHERE identity_key = ? AND is_summary = 1
+      SELECT entry_json FROM memory_entries WHERE identity_key = @identityKey AND is_summary = 1 AND ${LIVE}
       ORDER BY turn, id`),
     originalsByRecency: db.prepare(`
-      SELECT entry_json FROM memory_entries WHERE identity_key = ? AND is_summary = 0
-      ORDER BY updated_at DESC, id DESC LIMIT ?`),
+      SELECT entry_json FROM memory_entries
+      WHERE identity_key = @identityKey AND is_summary = 0 AND is_claim = 0 AND ${LIVE}
+      ORDER BY updated_at DESC, id DESC LIMIT @limit`),
   };
+
+  const checked = (method, entry) => {
+    if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {
+      throw new TypeError(`store.${method} needs an entry with a string id; got ${JSON.stringify(entry)}`);
+    }
+  };
+  const rowOf = (identity, entry) => {
+    const turn = entry.source?.turn;
+    return {
+      identityKey: identityKey(identity),
+      id: entry.id,
+      entryJson: JSON.stringify(entry),
+      updatedAt: Number.isFinite(entry.updatedAt) ? entry.updatedAt : 0,
+      turn: Number.isFinite(turn) ? turn : null,
+      isSummary: isSummaryEntry(entry) ? 1 : 0,
+      isClaim: isClaimEntry(entry) ? 1 : 0,
+      version: Number.isFinite(entry.version) ? entry.version : 0,
+      expiresAt: Number.isFinite(entry.ttl) ? entry.ttl : null,
+      now: Date.now(),
+    };
+  };
+  const key = (identity, extra) => ({ identityKey: identityKey(identity), now: Date.now(), ...extra });
 
   const parseRows = (rows) => rows.map((row) => JSON.parse(row.entry_json));
 
@@ -78,27 +133,31 @@ export function openSqliteStore(path) {
     path,
 
     async put(identity, entry) {
-      if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {
-        throw new TypeError(`store.put needs an entry with a string id; got ${JSON.stringify(entry)}`);
+      checked('put', entry);
+      statements.upsert.run(rowOf(identity, entry));
+    },
+
+    async putIfVersion(identity, entry, expectedVersion) {
+      checked('putIfVersion', entry);
+      if (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0) {
+        throw new RangeError(`store.putIfVersion needs expectedVersion >= 0 (0: absent or expired); got ${expectedVersion}`);
       }
-      const turn = entry.source?.turn;
-      statements.upsert.run({
-        identityKey: identityKey(identity),
-        id: entry.id,
-        entryJson: JSON.stringify(entry),
-        updatedAt: Number.isFinite(entry.updatedAt) ? entry.updatedAt : 0,
-        turn: Number.isFinite(turn) ? turn : null,
-        isSummary: isSummaryEntry(entry) ? 1 : 0,
-      });
+      const params = rowOf(identity, entry);
+      const { changes } =
+        expectedVersion === 0
+          ? statements.insertIfAbsentOrExpired.run(params)
+          : statements.replaceAtVersion.run({ ...params, expected: expectedVersion });
+      if (changes === 1) return { applied: true, currentVersion: params.version };
+      return { applied: false, currentVersion: statements.liveVersion.get(params)?.version ?? 0 };
     },
 
     async get(identity, id) {
-      const row = statements.get.get(identityKey(identity), id);
-      return row === undefined ? undefined : JSON.parse(row.entry_json);
+      const found = statements.get.get(key(identity, { id }));
+      return found === undefined ? undefined : JSON.parse(found.entry_json);
     },
 
     async list(identity) {
-      return parseRows(statements.list.all(identityKey(identity)));
+      return parseRows(statements.list.all(key(identity)));
     },
 
     /**
@@ -106,17 +165,17 @@ export function openSqliteStore(path) {
      * `list()`, answered from the recency index instead of a full scan.
      */
     async listRecent(identity, limit) {
-      return parseRows(statements.recent.all(identityKey(identity), limit)).reverse();
+      return parseRows(statements.recent.all(key(identity, { limit }))).reverse();
     },
 
-    /** The `limit` newest ORIGINAL messages, oldest first (summaries ignored). */
+    /** The `limit` newest ORIGINAL messages, oldest first (summaries and claims ignored). */
     async listRecentOriginals(identity, limit) {
-      return parseRows(statements.originalsByRecency.all(identityKey(identity), limit)).reverse();
+      return parseRows(statements.originalsByRecency.all(key(identity, { limit }))).reverse();
     },
 
     /** Every summary entry of this identity, by the last turn it covers. */
     async listSummaries(identity) {
-      return parseRows(statements.summaries.all(identityKey(identity)));
+      return parseRows(statements.summaries.all(key(identity)));
     },
 
     /**
@@ -125,7 +184,7 @@ export function openSqliteStore(path) {
      * none) and the newest `updatedAt` of any row (null when empty).
      */
     async stats(identity) {
-      return statements.counts.get(identityKey(identity));
+      return statements.counts.get(key(identity));
     },
 
     close() {

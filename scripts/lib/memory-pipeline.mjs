@@ -159,6 +159,16 @@ function contentChars(entry) {
  * first one that does not (a contiguous recent tail, never a gap), in recall
  * order. Sizes are UTF-16 lengths of `value.content`.
  */
+/**
+ * A fleet's claim on a span (footprint-summarize's `claims: true`): store
+ * bookkeeping, never a message. The summarize stage leaves claims out of
+ * recall; stores leave them out of their message counts.
+ */
+export function isClaimEntry(entry) {
+  const claim = entry?.metadata?.summaryClaim;
+  return typeof claim === 'object' && claim !== null;
+}
+
 export function pickWithinBudget(entries, budgetChars) {
   const all = Array.from(entries);
   const summaries = all.filter(isSummaryEntry);
