@@ -8,47 +8,35 @@
 // Usually started through `bash scripts/demo.sh`, which builds the package
 // first when it is missing or stale.
 
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import {
-  STRATEGY_EVENT,
   createMemoryPipeline,
   createMonotonicClock,
-  isSummaryEntry,
   pickWithinBudget,
   runMemoryTurn,
 } from '../lib/memory-pipeline.mjs';
 import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
-import { openAiCompatibleProvider } from '../../www/openai-provider.js';
-import { openSqliteStore } from './sqlite-store.mjs';
+import { runFleet } from './fleet.mjs';
+import {
+  IDENTITY,
+  SETTINGS,
+  contentChars,
+  countedSummarizer,
+  openStore,
+  readTurn,
+  resetStore,
+  stageConfig,
+  storeDescription,
+} from './setup.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PACKAGE_ENTRY = resolve(REPO_ROOT, 'pkg/dist/index.mjs');
 const DEFAULT_DB = 'target/demo/conversation.db'; // relative to the repository
 const PLAYGROUND_LINE = 'Open the playground: node scripts/serve-www.mjs  →  http://127.0.0.1:8787/www/';
-
-const IDENTITY = Object.freeze({
-  tenant: 'northwind-home',
-  principal: 'maya.okafor',
-  conversationId: 'support-case-CS-20931',
-});
-
-// The pipeline and stage settings, chosen so the 60 scripted turns show
-// several folds, each one paid once and reused on the turns after it. The
-// messages average ~90 characters and the package's label alone is ~330, so
-// a fold pays off only over a span of several turns: hence minFoldEntries 16.
-const SETTINGS = Object.freeze({
-  loadLimit: 48, // LoadRecent: the 48 newest entries (≈ 24 turns)
-  budgetChars: 8000, // PickByBudget: generous, so it never hides what folding did
-  triggerMinEntries: 12, // consider folding once 12 entries (6 turns) are loaded
-  preserveRecent: 4, // the last 2 turns always stay verbatim
-  minFoldEntries: 16, // fold at least 8 turns at a time
-  extractiveMaxChars: 400, // the offline summary's budget
-  openAiTimeoutMs: 30_000,
-});
 
 const HELP = `Usage: bash scripts/demo.sh [options]     (or: node scripts/demo/cli.mjs [options])
 
@@ -82,6 +70,20 @@ Options:
   --timeout-ms N    summarizer deadline; past it the call counts as failed and
                     recall is served verbatim (default ${SETTINGS.openAiTimeoutMs} with openai, none
                     with extractive)
+  --redis URL       keep the conversation on Redis at URL (redis://host:port)
+                    instead of the SQLite file
+  --processes N     a fleet: N worker processes on the same store at once,
+                    each playing every turn, like N replicas serving one
+                    conversation; each turn starts on all of them together.
+                    Spans are claimed through the store's putIfVersion, so
+                    each is paid once; prints paid calls per process and in
+                    total
+  --concurrency K   with --processes: each process plays each turn K times
+                    at once (retries, a user who sends twice) (default 1)
+  --no-claims       with --processes: no claims, so every process pays for
+                    every span (what the fleet costs without them)
+  --lease-ms N      with --processes: a claim's lease (default: the
+                    package's, a minute or twice --timeout-ms)
   --help            this text
 
 Settings (fixed, chosen so 60 turns show several folds):
@@ -128,6 +130,11 @@ function parseOptions(argv) {
         model: { type: 'string' },
         'api-key-env': { type: 'string' },
         'timeout-ms': { type: 'string' },
+        redis: { type: 'string' },
+        processes: { type: 'string' },
+        concurrency: { type: 'string' },
+        'no-claims': { type: 'boolean' },
+        'lease-ms': { type: 'string' },
       },
     });
   } catch (error) {
@@ -141,6 +148,15 @@ function parseOptions(argv) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --llm openai only`);
     }
   }
+  if (values.redis !== undefined && values.db !== undefined) throw new UsageError('--db and --redis name two stores; pick one');
+  if (values.redis !== undefined && !/^rediss?:\/\//.test(values.redis)) {
+    throw new UsageError(`--redis must be a redis:// URL; got "${values.redis}"`);
+  }
+  if (values.processes === undefined) {
+    for (const flag of ['concurrency', 'no-claims', 'lease-ms']) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --processes only`);
+    }
+  }
   return {
     help: values.help ?? false,
     turns: positiveInteger('--turns', values.turns ?? String(SCRIPTED_TURN_COUNT)),
@@ -148,6 +164,11 @@ function parseOptions(argv) {
     // a path the user types is relative to where they typed it.
     dbPath: values.db === undefined ? resolve(REPO_ROOT, DEFAULT_DB) : resolve(values.db),
     reset: values.reset ?? false,
+    redisUrl: values.redis,
+    processes: values.processes === undefined ? undefined : positiveInteger('--processes', values.processes),
+    concurrency: positiveInteger('--concurrency', values.concurrency ?? '1'),
+    claims: !(values['no-claims'] ?? false),
+    leaseMs: values['lease-ms'] === undefined ? undefined : positiveInteger('--lease-ms', values['lease-ms']),
     maxSummaries: values['max-summaries'] === undefined ? undefined : positiveInteger('--max-summaries', values['max-summaries']),
     json: values.json ?? false,
     llm,
@@ -174,46 +195,6 @@ function positiveInteger(flag, text) {
 // ---------------------------------------------------------------------------
 // The summarizer, counted
 // ---------------------------------------------------------------------------
-
-/**
- * The `llm` for the stage, wrapped in the same shape (callback stays a
- * callback, provider stays a provider) so every call it gets is counted:
- * `started` when the stage calls it, `paid` when it returns text (what a
- * hosted model bills — also for an answer that arrives after the stage's
- * deadline). Failures are counted from the stage's own events instead: a
- * timed-out call fails at the deadline, not when the request settles.
- */
-function countedSummarizer(options, pkg) {
-  const counts = { started: 0, paid: 0 };
-  async function counted(call) {
-    counts.started += 1;
-    const result = await call();
-    counts.paid += 1;
-    return result;
-  }
-
-  if (options.llm === 'extractive') {
-    const summarizer = pkg.extractive({ maxChars: SETTINGS.extractiveMaxChars });
-    return {
-      counts,
-      stageConfig: { llm: (messages) => counted(() => summarizer(messages)) },
-      description: `extractive (offline, deterministic, at most ${SETTINGS.extractiveMaxChars} chars per summary)`,
-    };
-  }
-
-  const apiKey = process.env[options.apiKeyEnv];
-  const provider = openAiCompatibleProvider({ baseUrl: options.baseUrl, apiKey });
-  return {
-    counts,
-    stageConfig: {
-      llm: { name: provider.name, complete: (request) => counted(() => provider.complete(request)) },
-      model: options.model,
-    },
-    description:
-      `openai-compatible ${options.baseUrl}, model ${options.model}` +
-      (apiKey ? `, key from $${options.apiKeyEnv}` : `, no key ($${options.apiKeyEnv} is not set)`),
-  };
-}
 
 /**
  * The one line the CLI prints when the summarizer first fails, built from the
@@ -277,30 +258,6 @@ function createProgress({ enabled, firstTurn, lastTurn }) {
 // ---------------------------------------------------------------------------
 // One turn, measured
 // ---------------------------------------------------------------------------
-
-const contentChars = (entries) =>
-  entries.reduce((sum, entry) => sum + (typeof entry.value?.content === 'string' ? entry.value.content.length : 0), 0);
-
-/** What the stage did this turn, read from the events footprintjs recorded. */
-function readTurn(result) {
-  const events = result.events.filter((event) => event.name === STRATEGY_EVENT).map((event) => event.payload);
-  const newSummaryIds = new Set(events.flatMap((payload) => payload.addedIds));
-  const summariesInRecall = result.recall.filter(isSummaryEntry);
-  const failure = events.find((payload) => payload.scoreEvidence?.failed === true);
-  return {
-    events,
-    folds: summariesInRecall
-      .filter((entry) => newSummaryIds.has(entry.id))
-      .map((entry) => ({ id: entry.id, coverage: entry.metadata.summarizes, usage: eventUsage(events, entry.id) })),
-    storedSummaryIds: summariesInRecall.filter((entry) => !newSummaryIds.has(entry.id)).map((entry) => entry.id),
-    failureCause: failure ? (/Cause: (.*)$/s.exec(failure.reason)?.[1] ?? failure.reason) : undefined,
-    refused: events.some((payload) => payload.reason.includes('replacement-not-smaller') && payload.scoreEvidence?.summarizerCalled),
-  };
-}
-
-function eventUsage(events, summaryId) {
-  return events.find((payload) => payload.addedIds.includes(summaryId))?.scoreEvidence?.usage;
-}
 
 const number = (value) => value.toLocaleString('en-US');
 const percent = (part, whole) => (whole === 0 ? 0 : Math.round((part / whole) * 100));
@@ -378,14 +335,13 @@ async function main(argv) {
     return 1;
   }
   const pkg = await import(pathToFileURL(PACKAGE_ENTRY).href);
+  if (options.processes !== undefined) return runFleet(options);
   const out = (line) => process.stdout.write(`${line}\n`);
   // In --json mode stdout carries the records only; the prose goes to stderr.
   const say = options.json ? (line) => process.stderr.write(`${line}\n`) : out;
 
-  if (options.reset) {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(options.dbPath + suffix, { force: true });
-  }
-  const store = openSqliteStore(options.dbPath);
+  if (options.reset) await resetStore(options);
+  const store = await openStore(options);
   try {
     const before = await store.stats(IDENTITY);
     const earlierSummaries = await store.listSummaries(IDENTITY);
@@ -399,16 +355,7 @@ async function main(argv) {
     // holds across runs even if the wall clock moved backwards in between.
     const clock = createMonotonicClock(() => Math.max(Date.now(), (before.newestUpdatedAt ?? 0) + 1));
     const summarizer = countedSummarizer(options, pkg);
-    const stage = pkg.summarize({
-      ...summarizer.stageConfig,
-      store,
-      triggerMinEntries: SETTINGS.triggerMinEntries,
-      preserveRecent: SETTINGS.preserveRecent,
-      minFoldEntries: SETTINGS.minFoldEntries,
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.maxSummaries === undefined ? {} : { maxSummaries: options.maxSummaries }),
-      now: clock,
-    });
+    const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, claims: false }));
     const pipeline = await createMemoryPipeline({
       store,
       summarizeStage: stage,
@@ -419,7 +366,7 @@ async function main(argv) {
 
     say('footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on SQLite');
     say(`  summarizer  ${summarizer.description}`);
-    say(`  database    ${options.dbPath}`);
+    say(`  database    ${storeDescription(options)}`);
     say(
       firstTurn === 1
         ? `  playing     turns 1–${lastTurn} of a new conversation`
@@ -527,7 +474,7 @@ async function main(argv) {
       ['chars sent (recall)', number(totals.recallChars)],
       ['chars verbatim', number(totals.verbatimChars)],
       ['chars saved', `${number(saved)} (${percent(saved, totals.verbatimChars)}%)`],
-      ['database', options.dbPath],
+      ['database', storeDescription(options)],
       ['originals in the database', `${number(after.originals)} messages`],
       ['summaries in the database', String(after.summaries)],
     ];
@@ -558,7 +505,7 @@ async function main(argv) {
     say(PLAYGROUND_LINE);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -10,10 +10,11 @@
 //
 // One hash per identity (field = entry id, value = the entry's JSON text, key
 // order kept byte for byte). An entry whose `ttl` (unix ms) has passed is
-// absent to every read. The client fails a command at once while the server
-// is unreachable instead of queueing it (`disableOfflineQueue`): a store that
-// is down answers with an error, and the caller decides (the summarize stage
-// serves recall verbatim and says so; the demo retries its own writes).
+// absent to every read. While the server is unreachable the client queues
+// commands and reconnects (the client's default), so a restart delays a turn
+// instead of failing it or losing its writes; the summarize stage bounds its
+// own claim and write with `timeoutMs`, and serves recall verbatim, saying
+// so, when one runs out.
 
 import { createClient } from 'redis';
 
@@ -52,7 +53,6 @@ const isLive = (entry, now) => !(typeof entry.ttl === 'number' && entry.ttl <= n
 export async function openRedisStore(url, { connectTimeoutMs = 2000 } = {}) {
   const client = createClient({
     url,
-    disableOfflineQueue: true,
     socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 500) },
   });
   // Without a listener a lost connection is an uncaught 'error' event; the

@@ -393,7 +393,7 @@ mod tests {
         assert_eq!(settled.recall, (0..6).collect::<Vec<_>>());
         let event = settled.event.unwrap();
         assert_eq!(event.dropped, [6]);
-        assert!(event.reason.starts_with("1 claim on a span being summarized left out"), "{}", event.reason);
+        assert!(event.reason.starts_with("1 fleet claim left out"), "{}", event.reason);
         // A fold: the claim is neither span nor tail, and is dropped.
         let mut facts = conversation(10, 2, 100);
         facts.insert(3, EntryFacts { claim: true, ..EntryFacts::default() });

@@ -313,9 +313,9 @@ impl Caller {
 }
 
 /// Entries left out with no call: `excluded` covered by stored summaries,
-/// `claims` fleet claims on spans being summarized.
+/// and `claims`, the fleet's claims on spans.
 pub fn covered_only(excluded: usize, summaries: usize, claims: usize) -> (String, Evidence) {
-    let claims_left_out = Counted(claims, "claim on a span being summarized", "claims on spans being summarized");
+    let claims_left_out = Counted(claims, "fleet claim", "fleet claims");
     let reason = match (excluded, claims) {
         (_, 0) => format!(
             "{} already covered by {} \u{2014} no new call this turn",
@@ -771,12 +771,12 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         assert!(json(evidence).ends_with(r#""claimsUnsupported":true}"#));
         assert_eq!(
             covered_only(0, 0, 1).0,
-            "1 claim on a span being summarized left out of recall \u{2014} no new call this turn"
+            "1 fleet claim left out of recall \u{2014} no new call this turn"
         );
         assert_eq!(
             covered_only(2, 1, 2).0,
-            "2 entries already covered by 1 stored summary, and 2 claims on spans being summarized left out of \
-recall \u{2014} no new call this turn"
+            "2 entries already covered by 1 stored summary, and 2 fleet claims left out of recall \u{2014} no new \
+call this turn"
         );
     }
 

@@ -96,7 +96,8 @@ pub struct Partition {
     /// that another summary names (a rolling fold took it in) is one of them;
     /// its own coverage still excludes what it names.
     pub excluded: Vec<usize>,
-    /// Claim entries no summary covers, in order: left out of recall too.
+    /// Fleet claims, in order: left out of recall too, whether or not the
+    /// summary their leader wrote names them.
     pub claims: Vec<usize>,
 }
 
@@ -111,10 +112,10 @@ pub fn partition(facts: &[EntryFacts]) -> Partition {
     // Raw entries are most of recall: one allocation instead of regrowing.
     let mut part = Partition { raw: Vec::with_capacity(facts.len()), ..Partition::default() };
     for (index, fact) in facts.iter().enumerate() {
-        if fact.covered {
-            part.excluded.push(index);
-        } else if fact.claim {
+        if fact.claim && fact.summary.is_none() {
             part.claims.push(index);
+        } else if fact.covered {
+            part.excluded.push(index);
         } else if fact.summary.is_some() {
             part.summaries.push(index);
         } else {
@@ -202,14 +203,15 @@ mod tests {
         let mut facts = raw_turns(&[Some(1.0), None, Some(2.0), None]);
         facts[1].claim = true;
         facts[3].claim = true;
-        // A summary names claim 3 (its leader folded that span): covered.
+        // A summary names claim 3 (its leader folded that span): still a claim.
         facts[3].covered = true;
+        facts[0].covered = true;
         let part = partition(&facts);
-        assert_eq!(part.raw, [0, 2]);
+        assert_eq!(part.raw, [2]);
         assert!(part.summaries.is_empty());
-        assert_eq!(part.claims, [1]);
-        assert_eq!(part.excluded, [3]);
-        assert_eq!(part.left_out(), [3, 1]);
+        assert_eq!(part.claims, [1, 3]);
+        assert_eq!(part.excluded, [0]);
+        assert_eq!(part.left_out(), [0, 1, 3]);
     }
 
     #[test]

@@ -1824,7 +1824,7 @@ async fn claims_in_recall_are_left_out_and_named_in_dropped_ids() {
     f.run(&f.scope(&loaded)).await;
     assert_eq!(f.recall_ids(), id_list(1..=3, 2));
     let payload = f.only_event();
-    assert_eq!(reason(&payload), "1 claim on a span being summarized left out of recall \u{2014} no new call this turn");
+    assert_eq!(reason(&payload), "1 fleet claim left out of recall \u{2014} no new call this turn");
     assert_eq!(payload["droppedIds"], json!(["msg-summary-claim-1-4"]));
     assert_eq!(f.call_count(), 0);
 }

@@ -1,0 +1,115 @@
+// One process of the demo's fleet (`--processes N`, fleet.mjs): a replica
+// serving the conversation from the shared store, with its own stage, driven
+// over IPC by whoever forked it (the demo's coordinator, or a test).
+//
+// Messages in:
+//   { type: 'start', options, newestUpdatedAt }  build the stage and pipeline
+//   { type: 'turn', turn, replay? }  play `turn` `options.concurrency` times at
+//       once; `replay: true` plays it without writing its messages (a retried
+//       request: the same recall, so the same span)
+//   { type: 'go' }  (after `loaded`, when `options.pauseAfterLoad`) go on
+//   { type: 'stop' }
+// Messages out:
+//   { type: 'ready', pid }
+//   { type: 'calling', turn, pid }  the summarizer was called (a paid call starts)
+//   { type: 'loaded', turn, pid }   (only with `options.pauseAfterLoad`: a test's
+//       hook to act between the load and the stage, e.g. stop the store)
+//   { type: 'done', turn, pid, runs, paid, started, summaryWrites }
+//   { type: 'failed', message }
+
+import { pathToFileURL } from 'node:url';
+
+import { createMemoryPipeline, createMonotonicClock, isSummaryEntry, runMemoryTurn } from '../lib/memory-pipeline.mjs';
+import { turnMessages } from './conversation.mjs';
+import { IDENTITY, SETTINGS, contentChars, countedSummarizer, openStore, readTurn, stageConfig } from './setup.mjs';
+
+let worker;
+
+process.on('message', (message) => {
+  handle(message).catch((error) => {
+    process.send({ type: 'failed', message: String(error?.stack ?? error) });
+  });
+});
+process.on('disconnect', () => process.exit(0));
+
+async function handle(message) {
+  switch (message.type) {
+    case 'start':
+      worker = await startWorker(message);
+      process.send({ type: 'ready', pid: process.pid });
+      return;
+    case 'turn':
+      process.send(await worker.play(message.turn, message.replay === true));
+      return;
+    case 'go':
+      worker.go();
+      return;
+    case 'stop':
+      await worker?.close();
+      process.exit(0);
+  }
+}
+
+async function startWorker({ options, newestUpdatedAt, packageEntry }) {
+  const pkg = await import(pathToFileURL(packageEntry).href);
+  const shared = await openStore(options);
+  let currentTurn;
+  const summaryWrites = {};
+  let waiting = [];
+  // The stage's and the pipeline's store: summary writes counted, and (a
+  // test's hook) a pause between the load and the stage.
+  const store = {
+    ...shared,
+    async put(identity, entry) {
+      await shared.put(identity, entry);
+      if (isSummaryEntry(entry)) summaryWrites[entry.id] = (summaryWrites[entry.id] ?? 0) + 1;
+    },
+    putIfVersion: shared.putIfVersion,
+    async listRecent(identity, limit) {
+      const recent = await shared.listRecent(identity, limit);
+      if (options.pauseAfterLoad) {
+        process.send({ type: 'loaded', turn: currentTurn, pid: process.pid });
+        await new Promise((resolve) => waiting.push(resolve));
+      }
+      return recent;
+    },
+  };
+  const clock = createMonotonicClock(() => Math.max(Date.now(), (newestUpdatedAt ?? 0) + 1));
+  const summarizer = countedSummarizer(options, pkg, {
+    onCall: () => process.send({ type: 'calling', turn: currentTurn, pid: process.pid }),
+  });
+  const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, claims: options.claims }));
+  const pipeline = await createMemoryPipeline({
+    store,
+    summarizeStage: stage,
+    loadLimit: SETTINGS.loadLimit,
+    budgetChars: SETTINGS.budgetChars,
+    clock,
+  });
+
+  return {
+    async play(turn, replay) {
+      currentTurn = turn;
+      const messages = replay ? [] : turnMessages(turn);
+      const runs = await Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          const result = await runMemoryTurn(pipeline, { identity: IDENTITY, turn, messages });
+          const observed = readTurn(result);
+          return {
+            recallIds: result.selected.map((entry) => entry.id),
+            recallChars: contentChars(result.selected),
+            events: observed.events.map(({ reason, addedIds, scoreEvidence }) => ({ reason, addedIds, evidence: scoreEvidence })),
+          };
+        }),
+      );
+      const { paid, started } = summarizer.counts;
+      return { type: 'done', turn, pid: process.pid, runs, paid, started, summaryWrites: { ...summaryWrites } };
+    },
+    go() {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+    async close() {
+      await shared.close();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+// The demo's fleet (`--processes N`): N worker processes (fleet-worker.mjs)
+// on the same store, each playing every turn of the conversation, like N
+// replicas serving one conversation. Each turn starts on all of them at
+// once and the next waits for every one to finish it. With claims on (the
+// default here) each span is claimed through the store's `putIfVersion`
+// and paid once by the fleet; `--no-claims` shows what it costs without.
+//
+// Prints a line a turn (or, with --json, one record a turn on stdout, and
+// `{ "event": "calling", ... }` records when a process starts a paid call),
+// then paid calls per process and in total, and summary writes per span.
+
+import { fork } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { IDENTITY, openStore, resetStore, storeDescription } from './setup.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const WORKER = resolve(HERE, 'fleet-worker.mjs');
+const PACKAGE_ENTRY = resolve(HERE, '../../pkg/dist/index.mjs');
+
+/** Forks one worker and resolves once it is ready; `exited` resolves when it ends. */
+export async function startWorker(index, options, newestUpdatedAt) {
+  const child = fork(WORKER, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const worker = { index, child, pid: child.pid, alive: true, listeners: new Set() };
+  worker.exited = new Promise((resolveExit) => {
+    child.on('exit', (code, signal) => {
+      worker.alive = false;
+      worker.exit = { code, signal };
+      for (const listener of worker.listeners) listener({ type: 'exit', code, signal });
+      resolveExit(worker.exit);
+    });
+  });
+  child.on('message', (message) => {
+    for (const listener of worker.listeners) listener(message);
+  });
+  worker.next = (type) =>
+    new Promise((resolveNext, reject) => {
+      const listener = (message) => {
+        if (message.type === type || message.type === 'exit' || message.type === 'failed') {
+          worker.listeners.delete(listener);
+          if (message.type === type) resolveNext(message);
+          else if (message.type === 'exit') resolveNext(undefined);
+          else reject(new Error(`fleet process ${index} (pid ${worker.pid}) failed: ${message.message}`));
+        }
+      };
+      worker.listeners.add(listener);
+    });
+  const ready = worker.next('ready');
+  child.send({ type: 'start', options, newestUpdatedAt, packageEntry: PACKAGE_ENTRY });
+  if ((await ready) === undefined) throw new Error(`fleet process ${index} exited before it was ready`);
+  return worker;
+}
+
+/** The event kinds a turn's runs reported, counted: `{ folded: 1, 'summarized-elsewhere': 31 }`. */
+function eventKinds(runs) {
+  const kinds = {};
+  for (const run of runs) {
+    for (const { reason, evidence } of run.events) {
+      const kind = evidence?.coalesced
+        ? 'coalesced'
+        : reason.startsWith('folded')
+          ? 'folded'
+          : (/^[a-z-]+(?=:)/.exec(reason)?.[0] ?? 'covered');
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+    }
+  }
+  return kinds;
+}
+
+export async function runFleet(options) {
+  if (options.reset) await resetStore(options);
+  const store = await openStore(options);
+  const before = await store.stats(IDENTITY);
+  await store.close();
+  const firstTurn = (before.lastTurn ?? 0) + 1;
+  const lastTurn = firstTurn + options.turns - 1;
+  const out = (line) => process.stdout.write(`${line}\n`);
+  const say = options.json ? (line) => process.stderr.write(`${line}\n`) : out;
+
+  const workers = await Promise.all(
+    Array.from({ length: options.processes }, (_, index) => startWorker(index, options, before.newestUpdatedAt)),
+  );
+  for (const worker of workers) {
+    worker.paid = 0;
+    worker.listeners.add((message) => {
+      if (message.type === 'calling' && options.json) {
+        out(JSON.stringify({ event: 'calling', process: worker.index, pid: worker.pid, turn: message.turn }));
+      }
+      if (message.type === 'exit' && message.signal !== null) {
+        process.stderr.write(`fleet: process ${worker.index} (pid ${worker.pid}) was killed (${message.signal}); the fleet goes on without it\n`);
+      }
+    });
+  }
+  say(`footprint-summarize demo fleet: ${options.processes} processes × ${options.concurrency} concurrent runs a turn, claims ${options.claims ? 'on' : 'off'}`);
+  say(`  store       ${storeDescription(options)}`);
+  say(`  playing     turns ${firstTurn}–${lastTurn}`);
+  say('');
+
+  const summaryWrites = {};
+  let paidSoFar = 0;
+  try {
+    for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
+      const live = workers.filter((worker) => worker.alive);
+      if (live.length === 0) throw new Error('every fleet process has exited');
+      const done = await Promise.all(
+        live.map((worker) => {
+          const reply = worker.next('done');
+          worker.child.send({ type: 'turn', turn });
+          return reply.then((message) => ({ worker, message }));
+        }),
+      );
+      const runs = [];
+      for (const { worker, message } of done) {
+        if (message === undefined) continue;
+        worker.paid = message.paid;
+        for (const [id, count] of Object.entries(message.summaryWrites)) summaryWrites[`${worker.index}:${id}`] = count;
+        runs.push(...message.runs.map((run) => ({ ...run, process: worker.index })));
+      }
+      const paidNow = workers.reduce((sum, worker) => sum + worker.paid, 0);
+      const record = {
+        turn,
+        processes: done.filter(({ message }) => message !== undefined).length,
+        paidThisTurn: paidNow - paidSoFar,
+        paidCallsSoFar: paidNow,
+        paidByProcess: workers.map((worker) => worker.paid),
+        events: eventKinds(runs),
+        runs,
+      };
+      paidSoFar = paidNow;
+      if (options.json) {
+        out(JSON.stringify(record));
+      } else {
+        const kinds = Object.entries(record.events).map(([kind, count]) => `${count} ${kind}`).join(', ');
+        out(`turn ${String(turn).padStart(3)}  paid ${record.paidThisTurn}  (so far ${paidNow})  ${kinds}`);
+      }
+    }
+  } finally {
+    for (const worker of workers.filter((w) => w.alive)) worker.child.send({ type: 'stop' });
+    await Promise.all(workers.map((worker) => worker.exited));
+  }
+
+  const writesPerSpan = {};
+  for (const [key, count] of Object.entries(summaryWrites)) {
+    const id = key.slice(key.indexOf(':') + 1);
+    writesPerSpan[id] = (writesPerSpan[id] ?? 0) + count;
+  }
+  const spans = Object.keys(writesPerSpan).length;
+  say('');
+  say(`  paid calls per process  ${workers.map((worker) => worker.paid).join(', ')}`);
+  say(`  paid calls in total     ${paidSoFar}`);
+  say(`  spans summarized        ${spans}${spans ? ` (${(paidSoFar / spans).toFixed(2)} paid calls a span)` : ''}`);
+  say(`  summary writes a span   ${Object.entries(writesPerSpan).map(([id, count]) => `${id} ×${count}`).join(', ') || 'none'}`);
+  return 0;
+}

@@ -1,0 +1,137 @@
+// What the demo's single run and its fleet workers (fleet.mjs) share: the
+// conversation's identity, the pipeline and stage settings, the counted
+// summarizer, the store, and how a turn's result is read.
+
+import { rmSync } from 'node:fs';
+
+import { STRATEGY_EVENT, isSummaryEntry } from '../lib/memory-pipeline.mjs';
+import { openRedisStore } from '../lib/redis-store.mjs';
+import { openAiCompatibleProvider } from '../../www/openai-provider.js';
+import { openSqliteStore } from './sqlite-store.mjs';
+
+export const IDENTITY = Object.freeze({
+  tenant: 'northwind-home',
+  principal: 'maya.okafor',
+  conversationId: 'support-case-CS-20931',
+});
+
+// The pipeline and stage settings, chosen so the 60 scripted turns show
+// several folds, each one paid once and reused on the turns after it. The
+// messages average ~90 characters and the package's label alone is ~330, so
+// a fold pays off only over a span of several turns: hence minFoldEntries 16.
+export const SETTINGS = Object.freeze({
+  loadLimit: 48, // LoadRecent: the 48 newest entries (≈ 24 turns)
+  budgetChars: 8000, // PickByBudget: generous, so it never hides what folding did
+  triggerMinEntries: 12, // consider folding once 12 entries (6 turns) are loaded
+  preserveRecent: 4, // the last 2 turns always stay verbatim
+  minFoldEntries: 16, // fold at least 8 turns at a time
+  extractiveMaxChars: 400, // the offline summary's budget
+  openAiTimeoutMs: 30_000,
+});
+
+/**
+ * The `llm` for the stage, wrapped in the same shape (callback stays a
+ * callback, provider stays a provider) so every call it gets is counted:
+ * `started` when the stage calls it, `paid` when it returns text (what a
+ * hosted model bills — also for an answer that arrives after the stage's
+ * deadline). Failures are counted from the stage's own events instead: a
+ * timed-out call fails at the deadline, not when the request settles.
+ */
+export function countedSummarizer(options, pkg, { onCall } = {}) {
+  const counts = { started: 0, paid: 0 };
+  async function counted(call) {
+    counts.started += 1;
+    onCall?.();
+    const result = await call();
+    counts.paid += 1;
+    return result;
+  }
+
+  if (options.llm === 'extractive') {
+    const summarizer = pkg.extractive({ maxChars: SETTINGS.extractiveMaxChars });
+    return {
+      counts,
+      stageConfig: { llm: (messages) => counted(() => summarizer(messages)) },
+      description: `extractive (offline, deterministic, at most ${SETTINGS.extractiveMaxChars} chars per summary)`,
+    };
+  }
+
+  const apiKey = process.env[options.apiKeyEnv];
+  const provider = openAiCompatibleProvider({ baseUrl: options.baseUrl, apiKey });
+  return {
+    counts,
+    stageConfig: {
+      llm: { name: provider.name, complete: (request) => counted(() => provider.complete(request)) },
+      model: options.model,
+    },
+    description:
+      `openai-compatible ${options.baseUrl}, model ${options.model}` +
+      (apiKey ? `, key from $${options.apiKeyEnv}` : `, no key ($${options.apiKeyEnv} is not set)`),
+  };
+}
+
+export const contentChars = (entries) =>
+  entries.reduce((sum, entry) => sum + (typeof entry.value?.content === 'string' ? entry.value.content.length : 0), 0);
+
+/** What the stage did this turn, read from the events footprintjs recorded. */
+export function readTurn(result) {
+  const events = result.events.filter((event) => event.name === STRATEGY_EVENT).map((event) => event.payload);
+  const newSummaryIds = new Set(events.flatMap((payload) => payload.addedIds));
+  const summariesInRecall = result.recall.filter(isSummaryEntry);
+  const failure = events.find((payload) => payload.scoreEvidence?.failed === true);
+  return {
+    events,
+    folds: summariesInRecall
+      .filter((entry) => newSummaryIds.has(entry.id))
+      .map((entry) => ({ id: entry.id, coverage: entry.metadata.summarizes, usage: eventUsage(events, entry.id) })),
+    storedSummaryIds: summariesInRecall.filter((entry) => !newSummaryIds.has(entry.id)).map((entry) => entry.id),
+    failureCause: failure ? (/Cause: (.*)$/s.exec(failure.reason)?.[1] ?? failure.reason) : undefined,
+    refused: events.some((payload) => payload.reason.includes('replacement-not-smaller') && payload.scoreEvidence?.summarizerCalled),
+  };
+}
+
+function eventUsage(events, summaryId) {
+  return events.find((payload) => payload.addedIds.includes(summaryId))?.scoreEvidence?.usage;
+}
+
+/**
+ * The store the options name: Redis at `--redis URL`, else the SQLite file.
+ * `close()` may return a promise.
+ */
+export async function openStore(options) {
+  return options.redisUrl === undefined ? openSqliteStore(options.dbPath) : openRedisStore(options.redisUrl);
+}
+
+/** The stage's config over `store` (the summarizer's own keys come from `countedSummarizer`). */
+export function stageConfig({ options, summarizer, store, clock, claims }) {
+  return {
+    ...summarizer.stageConfig,
+    store,
+    triggerMinEntries: SETTINGS.triggerMinEntries,
+    preserveRecent: SETTINGS.preserveRecent,
+    minFoldEntries: SETTINGS.minFoldEntries,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.maxSummaries === undefined ? {} : { maxSummaries: options.maxSummaries }),
+    ...(claims ? { claims: true, ...(options.leaseMs === undefined ? {} : { claimLeaseMs: options.leaseMs }) } : {}),
+    now: clock,
+  };
+}
+
+/** Empties the store the options name (`--reset`): the SQLite file, or this identity on Redis. */
+export async function resetStore(options) {
+  if (options.redisUrl === undefined) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(options.dbPath + suffix, { force: true });
+    return;
+  }
+  const store = await openRedisStore(options.redisUrl);
+  try {
+    await store.clear(IDENTITY);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Where the conversation lives, for the header and the closing table. */
+export function storeDescription(options) {
+  return options.redisUrl === undefined ? options.dbPath : `redis ${options.redisUrl}`;
+}
