@@ -68,6 +68,16 @@ function eventKinds(runs) {
   return kinds;
 }
 
+/** Summary writes by summary id, over every process (`summaryWrites` is keyed `process:id`). */
+function writesPerSpan(summaryWrites) {
+  const writes = {};
+  for (const [key, count] of Object.entries(summaryWrites)) {
+    const id = key.slice(key.indexOf(':') + 1);
+    writes[id] = (writes[id] ?? 0) + count;
+  }
+  return writes;
+}
+
 export async function runFleet(options) {
   if (options.reset) await resetStore(options);
   const store = await openStore(options);
@@ -118,12 +128,14 @@ export async function runFleet(options) {
         runs.push(...message.runs.map((run) => ({ ...run, process: worker.index })));
       }
       const paidNow = workers.reduce((sum, worker) => sum + worker.paid, 0);
+      const writes = writesPerSpan(summaryWrites);
       const record = {
         turn,
         processes: done.filter(({ message }) => message !== undefined).length,
         paidThisTurn: paidNow - paidSoFar,
         paidCallsSoFar: paidNow,
         paidByProcess: workers.map((worker) => worker.paid),
+        summaryWritesSoFar: writes,
         events: eventKinds(runs),
         runs,
       };
@@ -140,16 +152,12 @@ export async function runFleet(options) {
     await Promise.all(workers.map((worker) => worker.exited));
   }
 
-  const writesPerSpan = {};
-  for (const [key, count] of Object.entries(summaryWrites)) {
-    const id = key.slice(key.indexOf(':') + 1);
-    writesPerSpan[id] = (writesPerSpan[id] ?? 0) + count;
-  }
-  const spans = Object.keys(writesPerSpan).length;
+  const writes = writesPerSpan(summaryWrites);
+  const spans = Object.keys(writes).length;
   say('');
   say(`  paid calls per process  ${workers.map((worker) => worker.paid).join(', ')}`);
   say(`  paid calls in total     ${paidSoFar}`);
   say(`  spans summarized        ${spans}${spans ? ` (${(paidSoFar / spans).toFixed(2)} paid calls a span)` : ''}`);
-  say(`  summary writes a span   ${Object.entries(writesPerSpan).map(([id, count]) => `${id} ×${count}`).join(', ') || 'none'}`);
+  say(`  summary writes a span   ${Object.entries(writes).map(([id, count]) => `${id} ×${count}`).join(', ') || 'none'}`);
   return 0;
 }

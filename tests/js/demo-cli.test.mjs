@@ -10,7 +10,6 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import Database from 'better-sqlite3';
 import { turnMessages } from '../../scripts/demo/conversation.mjs';
 import { openSqliteStore } from '../../scripts/demo/sqlite-store.mjs';
 import { messageEntryId, selectRecent } from '../../scripts/lib/memory-pipeline.mjs';
+import { startStub } from './lib/openai-stub.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(REPO_ROOT, 'scripts/demo/cli.mjs');
@@ -340,7 +340,7 @@ test('--reset deletes the database and starts again at turn 1', { timeout: 60_00
 
 test('--help explains the options and the numbers; bad options exit 2 with one message', { timeout: 60_000 }, async () => {
   const help = await runOk(['--help']);
-  for (const option of ['--turns', '--db', '--reset', '--json', '--llm', '--base-url', '--model', '--timeout-ms', '--api-key-env']) {
+  for (const option of ['--turns', '--db', '--reset', '--json', '--llm', '--base-url', '--model', '--timeout-ms', '--api-key-env', '--redis', '--processes', '--concurrency', '--no-claims', '--lease-ms']) {
     assert.ok(help.stdout.includes(option), `--help does not mention ${option}`);
   }
   assert.match(help.stdout, /verbatim = the 48 newest/);
@@ -350,6 +350,11 @@ test('--help explains the options and the numbers; bad options exit 2 with one m
     [['--llm', 'gpt'], /--llm must be extractive or openai/],
     [['--model', 'x'], /--model applies to --llm openai only/],
     [['--frobnicate'], /Unknown option '--frobnicate'/],
+    [['--concurrency', '2'], /--concurrency applies to --processes only/],
+    [['--no-claims'], /--no-claims applies to --processes only/],
+    [['--processes', '0'], /--processes must be a positive integer/],
+    [['--redis', 'localhost:6379'], /--redis must be a redis:\/\/ URL/],
+    [['--redis', 'redis://127.0.0.1:1', '--db', 'x.db'], /--db and --redis name two stores/],
   ]) {
     const result = await runCli(args);
     assert.equal(result.code, 2, `${args.join(' ')} should exit 2`);
@@ -366,36 +371,6 @@ const STUB_USAGE = { prompt_tokens: 321, completion_tokens: 17 };
 const STUB_MODEL = 'stub-model-1';
 const KEY_VARIABLE = 'FPS_DEMO_TEST_KEY';
 const KEY = 'sk-test-demo-123';
-
-/**
- * An OpenAI-compatible server on 127.0.0.1 that answers every request with
- * `respond(request, body, res)`. Records each request and whether the client
- * hung up before an answer was sent.
- */
-async function startStub(respond) {
-  const requests = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.setEncoding('utf8').on('data', (chunk) => (text += chunk));
-    req.on('end', () => {
-      const record = { method: req.method, url: req.url, headers: req.headers, body: JSON.parse(text), hungUp: false };
-      requests.push(record);
-      res.on('close', () => {
-        if (!res.writableEnded) record.hungUp = true;
-      });
-      respond(record, res);
-    });
-  });
-  await new Promise((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  return {
-    baseUrl: `http://127.0.0.1:${server.address().port}/v1`,
-    requests,
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolveClose) => server.close(resolveClose));
-    },
-  };
-}
 
 const openAiArgs = (stub, dbPath, ...more) => [
   '--json', '--llm', 'openai', '--base-url', stub.baseUrl, '--model', STUB_MODEL, '--api-key-env', KEY_VARIABLE, '--db', dbPath, ...more,
