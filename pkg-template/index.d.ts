@@ -132,10 +132,46 @@ export interface SummaryEntry extends EntryBookkeeping {
   readonly source: { readonly turn: number; readonly identity?: MemoryIdentity };
 }
 
+/**
+ * A fleet's claim on a span (`claims: true`): written with
+ * `putIfVersion(identity, claim, 0)` before the span is paid for. The stage
+ * never puts a claim in recall; the summary written under it names it in
+ * `coveredIds`, so every reader leaves it out.
+ */
+export interface SummaryClaimEntry extends EntryBookkeeping {
+  /** `msg-summary-claim-{fromTurn}-{toTurn}`. */
+  readonly id: string;
+  readonly value: { readonly role: 'system'; readonly content: '' };
+  readonly metadata: {
+    readonly summaryClaim: {
+      readonly fromTurn: number;
+      readonly toTurn: number;
+      readonly entryCount: number;
+      readonly claimedAtMs: number;
+      readonly leaseMs: number;
+    };
+  };
+  /** When the lease ends, in unix ms (now, when the claim is given up). */
+  readonly ttl: number;
+  readonly tier: MemoryTier;
+  readonly source: { readonly turn: number; readonly identity?: MemoryIdentity };
+}
+
 /** Where summaries are written back. Any agentfootprint `MemoryStore` fits. */
 export interface MemoryStore {
   /** Awaited; a rejection is warned about once and the turn goes on. */
   put(identity: MemoryIdentity, entry: SummaryEntry): Promise<unknown>;
+  /**
+   * agentfootprint's conditional write, used by `claims: true`: applies only
+   * when no live entry has `entry.id` (`expectedVersion` 0: absent, or its
+   * `ttl` has passed), or the live one is at exactly `expectedVersion`.
+   * Without it, claims are off and the first event says so.
+   */
+  putIfVersion?(
+    identity: MemoryIdentity,
+    entry: SummaryClaimEntry,
+    expectedVersion: number,
+  ): Promise<{ readonly applied: boolean; readonly currentVersion?: number }>;
 }
 
 /**
@@ -189,6 +225,14 @@ export interface SummarizeEvidence {
   readonly invalidIndex?: number;
   /** E.g. `'id'`, `'value.content'`, `'loaded'`, `'now'`. */
   readonly invalidField?: string;
+  /** `claims: true`: the claim this run held (a fold, a failure, a refusal) or found. */
+  readonly claimId?: string;
+  /** Another process holds a live claim on the span: no call was made. */
+  readonly claimedElsewhere?: boolean;
+  /** The store failed to take the claim: no call was made. */
+  readonly claimFailed?: boolean;
+  /** `claims: true` over a store with no `putIfVersion` (said once per stage). */
+  readonly claimsUnsupported?: boolean;
 }
 
 /** Payload of `agentfootprint.memory.strategy_applied`, keys in this order. */
@@ -311,6 +355,21 @@ export interface SummarizeConfig {
   readonly timeoutMs?: number;
   /** Beyond the original: the clock, in unix ms. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Beyond the original: a fleet of processes sharing `store` pays for each
+   * span once. Before paying, the leader claims the span with
+   * `store.putIfVersion(identity, claim, 0)`; a span another process holds,
+   * or a claim the store fails, makes no call and serves recall verbatim
+   * with an event. Requires `store`. With claims on, the summarizer is
+   * called after the claim's answer. Default off.
+   */
+  readonly claims?: boolean;
+  /**
+   * A claim's lease in ms: past it, a claim whose leader died may be taken
+   * again. Longer than 2 × `timeoutMs` (the call and the write). Only with
+   * `claims: true`. Default 60,000, or 2 × `timeoutMs` when that is longer.
+   */
+  readonly claimLeaseMs?: number;
 }
 
 // ─── The stage ───────────────────────────────────────────────────────────────

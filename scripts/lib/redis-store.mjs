@@ -16,12 +16,12 @@
 // own claim and write with `timeoutMs`, and serves recall verbatim, saying
 // so, when one runs out.
 
-import { createClient } from 'redis';
+import { createClient, defineScript } from 'redis';
 
 import { compareNewestFirst, identityKey, isClaimEntry as isClaim, isSummaryEntry } from './memory-pipeline.mjs';
 
 /** KEYS[1] the identity's hash; ARGV: id, entry JSON, expected version, the entry's version. */
-const PUT_IF_VERSION = `
+const PUT_IF_VERSION_SCRIPT = `
 local stored = redis.call('HGET', KEYS[1], ARGV[1])
 local expected = tonumber(ARGV[3])
 local live = false
@@ -42,6 +42,17 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return {1, tonumber(ARGV[4]) or 0}
 `;
 
+/** The client sends it by its SHA1 (EVALSHA), loading it once when the server lacks it. */
+const putIfVersion = defineScript({
+  SCRIPT: PUT_IF_VERSION_SCRIPT,
+  NUMBER_OF_KEYS: 1,
+  parseCommand(parser, key, id, entryJson, expectedVersion, entryVersion) {
+    parser.pushKey(key);
+    parser.push(id, entryJson, expectedVersion, entryVersion);
+  },
+  transformReply: undefined,
+});
+
 const hashKey = (identity) => `footprint-summarize:memory:${identityKey(identity)}`;
 
 const isLive = (entry, now) => !(typeof entry.ttl === 'number' && entry.ttl <= now);
@@ -53,6 +64,7 @@ const isLive = (entry, now) => !(typeof entry.ttl === 'number' && entry.ttl <= n
 export async function openRedisStore(url, { connectTimeoutMs = 2000 } = {}) {
   const client = createClient({
     url,
+    scripts: { putIfVersion },
     socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 500) },
   });
   // Without a listener a lost connection is an uncaught 'error' event; the
@@ -83,10 +95,13 @@ export async function openRedisStore(url, { connectTimeoutMs = 2000 } = {}) {
       if (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0) {
         throw new RangeError(`store.putIfVersion needs expectedVersion >= 0 (0: absent or expired); got ${expectedVersion}`);
       }
-      const [applied, currentVersion] = await client.eval(PUT_IF_VERSION, {
-        keys: [hashKey(identity)],
-        arguments: [entry.id, JSON.stringify(entry), String(expectedVersion), String(entry.version ?? 0)],
-      });
+      const [applied, currentVersion] = await client.putIfVersion(
+        hashKey(identity),
+        entry.id,
+        JSON.stringify(entry),
+        String(expectedVersion),
+        String(entry.version ?? 0),
+      );
       return { applied: applied === 1, currentVersion };
     },
 

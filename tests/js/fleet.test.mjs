@@ -18,7 +18,7 @@ import { startWorker } from '../../scripts/demo/fleet.mjs';
 import { IDENTITY, openStore } from '../../scripts/demo/setup.mjs';
 import { isClaimEntry, isSummaryEntry, messageEntry } from '../../scripts/lib/memory-pipeline.mjs';
 import { answer, spanOf, startStub } from './lib/openai-stub.mjs';
-import { startRedis } from './lib/redis-server.mjs';
+import { startRedis } from '../../scripts/lib/redis-server.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(REPO_ROOT, 'scripts/demo/cli.mjs');

@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// What claims (`claims: true`) save a fleet of processes sharing one store,
+// and what they cost each fold, on a real Redis started here on a free
+// loopback port:
+//
+// 1. Paid summarizer calls per span: the demo's fleet (`--processes P`, each
+//    process playing every turn of the conversation, `--concurrency K` runs a
+//    turn each) with 1, 4 and 16 processes, with and without claims. The
+//    summarizer is the package's offline extractive one, counted as a paid
+//    call per answer (what a hosted model would bill).
+// 2. A claim's round trip per fold: `stage.fold` over the Redis store with
+//    claims on and off, interleaved in one process, every fold over a new
+//    conversation so each one claims and pays. The difference is what a
+//    claim adds to a turn that folds; other turns make no claim.
+//
+//   node scripts/bench-fleet.mjs [--turns 30] [--concurrency 2] [--folds 400]
+
+import { spawn } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { openRedisStore } from './lib/redis-store.mjs';
+import { startRedis } from './lib/redis-server.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'scripts/demo/cli.mjs');
+const { values } = parseArgs({
+  options: { turns: { type: 'string', default: '30' }, concurrency: { type: 'string', default: '2' }, folds: { type: 'string', default: '400' } },
+});
+const turns = Number(values.turns);
+const concurrency = Number(values.concurrency);
+const folds = Number(values.folds);
+
+function demo(args) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolveRun(stdout) : reject(new Error(`demo ${args.join(' ')} exited ${code}: ${stderr}`))));
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function paidPerSpan(redis) {
+  const rows = [];
+  for (const processes of [1, 4, 16]) {
+    for (const claims of [true, false]) {
+      const args = ['--reset', '--json', '--redis', redis.url, '--turns', String(turns), '--processes', String(processes), '--concurrency', String(concurrency)];
+      const records = (await demo(claims ? args : [...args, '--no-claims'])).trim().split('\n').map((line) => JSON.parse(line)).filter((r) => r.runs);
+      const last = records.at(-1);
+      const spans = Object.keys(last.summaryWritesSoFar).length;
+      const writes = Object.values(last.summaryWritesSoFar).reduce((a, b) => a + b, 0);
+      rows.push({ processes, claims, paid: last.paidCallsSoFar, spans, writes });
+      process.stderr.write(`fleet: ${processes} processes, claims ${claims ? 'on' : 'off'}: ${last.paidCallsSoFar} paid over ${spans} spans\n`);
+    }
+  }
+  return rows;
+}
+
+/** One conversation of 12 turns, 2 messages a turn, ~200 chars each: a fold of turns 1–10. */
+function conversation(conversationId) {
+  const entries = [];
+  for (let turn = 1; turn <= 12; turn += 1) {
+    for (const index of [0, 1]) {
+      const at = turn * 10 + index;
+      entries.push({
+        id: `msg-${turn}-${index}`,
+        value: { role: index ? 'assistant' : 'user', content: `Turn ${turn}: order #NW-${48000 + turn} ships on May ${turn}. `.repeat(4) },
+        version: 1, createdAt: at, updatedAt: at, lastAccessedAt: at, accessCount: 0,
+        source: { turn, identity: { conversationId } },
+      });
+    }
+  }
+  return entries;
+}
+
+async function claimCost(redis) {
+  const pkg = await import(pathToFileURL(join(ROOT, 'pkg/dist/index.mjs')).href);
+  const store = await openRedisStore(redis.url);
+  const llm = pkg.extractive({ maxChars: 200 });
+  const base = { llm, store, triggerMinEntries: 12, preserveRecent: 4 };
+  const stages = { off: pkg.summarize(base), on: pkg.summarize({ ...base, claims: true }) };
+  const times = { off: [], on: [] };
+  let n = 0;
+  const foldOnce = async (mode) => {
+    const identity = { conversationId: `bench-${mode}-${(n += 1)}` };
+    const started = performance.now();
+    const { events } = await stages[mode].fold(conversation(identity.conversationId), identity);
+    times[mode].push(performance.now() - started);
+    if (!events[0]?.payload.reason.startsWith('folded')) throw new Error(`a fold did not fold: ${events[0]?.payload.reason}`);
+  };
+  for (let i = 0; i < 50; i += 1) for (const mode of ['off', 'on']) await foldOnce(mode); // warm-up
+  times.off.length = 0;
+  times.on.length = 0;
+  for (let i = 0; i < folds; i += 1) for (const mode of i % 2 ? ['off', 'on'] : ['on', 'off']) await foldOnce(mode);
+  const rtt = [];
+  for (let i = 0; i < folds; i += 1) {
+    const started = performance.now();
+    await store.putIfVersion({ conversationId: 'bench-rtt' }, { id: `claim-${i}`, version: 1, ttl: Date.now() + 60_000 }, 0);
+    rtt.push(performance.now() - started);
+  }
+  await store.close();
+  return { off: median(times.off), on: median(times.on), rtt: median(rtt) };
+}
+
+// Redis as it ships (no fsync per write): the claim's cost, not the disk's.
+const redis = await startRedis({ fsyncEveryWrite: false });
+try {
+  const rows = await paidPerSpan(redis);
+  const cost = await claimCost(redis);
+  console.log(`## Fleet: paid summarizer calls per span (${turns} turns, ${concurrency} concurrent runs a turn in each process, Redis)\n`);
+  console.log('| processes | claims | paid calls | spans written | summary writes | paid calls per span |');
+  console.log('|---:|:---|---:|---:|---:|---:|');
+  for (const row of rows) {
+    console.log(`| ${row.processes} | ${row.claims ? 'on' : 'off'} | ${row.paid} | ${row.spans} | ${row.writes} | ${(row.paid / row.spans).toFixed(2)} |`);
+  }
+  console.log(`\n## A claim's round trip per fold (median of ${folds} folds each, interleaved, Redis on loopback, no fsync per write)\n`);
+  console.log('| | ms per fold |');
+  console.log('|:---|---:|');
+  console.log(`| claims off | ${cost.off.toFixed(3)} |`);
+  console.log(`| claims on | ${cost.on.toFixed(3)} |`);
+  console.log(`| difference (the claim) | ${(cost.on - cost.off).toFixed(3)} |`);
+  console.log(`| putIfVersion alone | ${cost.rtt.toFixed(3)} |`);
+  console.log(`\nratio on/off: ${(cost.on / cost.off).toFixed(2)}×`);
+} finally {
+  await redis.stop();
+}
