@@ -162,10 +162,17 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     }
 }
 
-/// The fleet's claim on a span, as this run holds it.
+/// The span's entries could not be read again to make the call (to do what
+/// this says): no call was made.
+struct Unreadable(&'static str);
+
+/// The fleet's claim on a span, as this run wrote it.
 struct HeldClaim {
     id: String,
-    /// The version the store holds it at: the expected version when it is given up.
+    /// The version the store holds it at: the expected version when it is
+    /// given up. Written as the ms it was claimed at, so no two claims on a
+    /// span share one, and a run whose lease ran out can never expire the
+    /// claim another process took after it.
     version: f64,
     claimed_at: f64,
     lease_ms: f64,
@@ -178,12 +185,10 @@ enum ClaimAnswer {
     Elsewhere,
     /// The store has no `putIfVersion`: run as without claims.
     Unsupported,
-    Failed(String),
+    /// No answer to trust (a rejection, a deadline, a malformed answer).
+    /// The claim may still land: `attempted` is what was written.
+    Failed { cause: String, attempted: Option<HeldClaim> },
 }
-
-/// The span's entries could not be read again to make the call (to do what
-/// this says): no call was made.
-struct Unreadable(&'static str);
 
 impl Visit {
     /// `claims: true`: claim the span for the fleet, then lead as without
@@ -197,13 +202,23 @@ impl Visit {
         clock_before_call: f64,
         lease_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        let held = match self.claim(&candidate, lease_ms).await {
+        // A configured clock was read and checked before the call; `Date.now` otherwise.
+        let now = if clock_before_call.is_nan() { js_sys::Date::now() } else { clock_before_call };
+        let held = match self.claim(&candidate, now, lease_ms).await {
             ClaimAnswer::Held(held) => Some(held),
             ClaimAnswer::Unsupported => None,
             ClaimAnswer::Elsewhere => {
                 return Ok(self.conclude(&candidate, flight, FlightOutcome::ClaimedElsewhere, &ClaimState::Silent));
             }
-            ClaimAnswer::Failed(cause) => {
+            ClaimAnswer::Failed { cause, attempted } => {
+                // A claim that timed out may still land (a client that queues
+                // while the server is away): give it up behind it, unawaited.
+                if let Some(attempted) = attempted {
+                    let give_up = self.start_give_up(&candidate, &attempted);
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let _ = give_up.answer().await;
+                    });
+                }
                 self.warn_once(|| warning::claim_refused(&self.strategy_id(), &candidate.claim_id(), &cause));
                 let outcome = FlightOutcome::ClaimFailed { cause };
                 return Ok(self.conclude(&candidate, flight, outcome, &ClaimState::Silent));
@@ -212,7 +227,10 @@ impl Visit {
         match self.start_call(&span) {
             Ok(started) => self.lead(candidate, span, flight, started, clock_before_call, held).await,
             Err(Unreadable(what)) => {
-                let claim = self.give_up(&candidate, held).await;
+                let claim = match held {
+                    Some(held) => self.give_up(&candidate, held).await,
+                    None => ClaimState::Silent,
+                };
                 Ok(self.conclude(&candidate, flight, FlightOutcome::Unreadable { what }, &claim))
             }
         }
@@ -220,20 +238,22 @@ impl Visit {
 
     /// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
     /// live claim is there", so of all the runs over a span, one holds it.
-    async fn claim(&self, candidate: &Candidate, lease_ms: f64) -> ClaimAnswer {
+    async fn claim(&self, candidate: &Candidate, now: f64, lease_ms: f64) -> ClaimAnswer {
         let store = self.settings.store();
-        let has_method = store
-            .unchecked_ref::<super::handle::Callee>()
-            .put_if_version()
-            .is_ok_and(|method| method.is_function());
-        if !has_method {
-            return ClaimAnswer::Unsupported;
+        match store.unchecked_ref::<super::handle::Callee>().put_if_version() {
+            Ok(method) if method.is_function() => {}
+            Ok(method) if method.is_undefined() => return ClaimAnswer::Unsupported,
+            Ok(method) => {
+                let cause = format!("store.putIfVersion is {}, not a function", glue::describe(&method));
+                return ClaimAnswer::Failed { cause, attempted: None };
+            }
+            Err(error) => {
+                let cause = format!("reading store.putIfVersion threw: {}", glue::cause_of(&error));
+                return ClaimAnswer::Failed { cause, attempted: None };
+            }
         }
-        let now = match self.clock(js_sys::Date::now) {
-            Ok(now) => now,
-            Err(found) => return ClaimAnswer::Failed(format!("the configured `now` returned {found}")),
-        };
-        let held = HeldClaim { id: candidate.claim_id(), version: 1.0, claimed_at: now, lease_ms };
+        let version = now.floor().max(1.0);
+        let held = HeldClaim { id: candidate.claim_id(), version, claimed_at: now, lease_ms };
         let entry = self.claim_entry(candidate, &held, now + lease_ms);
         let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(0.0));
         let answer = Started::call(&store, Some("putIfVersion"), &args, self.config.timeout_ms, None).answer().await;
@@ -242,26 +262,27 @@ impl Visit {
                 ClaimAnswer::Held(HeldClaim { version: written.current_version.unwrap_or(held.version), ..held })
             }
             Ok(_) => ClaimAnswer::Elsewhere,
-            Err(cause) => ClaimAnswer::Failed(cause),
+            Err(cause) => ClaimAnswer::Failed { cause, attempted: Some(held) },
         }
     }
 
     /// Gives a claim up at once (its call failed, or no call could be
-    /// made), so the next turn can claim the span again: the same claim,
-    /// expired now, written only over this run's own version of it. A give-up
-    /// the store refuses leaves the claim to end with its lease.
-    async fn give_up(&self, candidate: &Candidate, held: Option<HeldClaim>) -> ClaimState {
-        let Some(held) = held else {
-            return self.unclaimed();
-        };
+    /// made), so the next turn can claim the span again.
+    async fn give_up(&self, candidate: &Candidate, held: HeldClaim) -> ClaimState {
+        let answer = self.start_give_up(candidate, &held).answer().await;
+        let given_up = answer.and_then(call::conditional_write_answer).is_ok_and(|written| written.applied);
+        ClaimState::Released { id: held.id, given_up }
+    }
+
+    /// Writes the same claim, expiring a millisecond from now, only over
+    /// this run's own version of it. (`ttl = now` would be a zero expiry,
+    /// which some stores refuse.)
+    fn start_give_up(&self, candidate: &Candidate, held: &HeldClaim) -> Started {
         let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
-        let expected = held.version;
-        let released = HeldClaim { version: expected + 1.0, ..held };
-        let entry = self.claim_entry(candidate, &released, now);
-        let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(expected));
-        let store = self.settings.store();
-        let _ = Started::call(&store, Some("putIfVersion"), &args, self.config.timeout_ms, None).answer().await;
-        ClaimState::Held(released.id)
+        let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..*held };
+        let entry = self.claim_entry(candidate, &released, now + 1.0);
+        let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(held.version));
+        Started::call(&self.settings.store(), Some("putIfVersion"), &args, self.config.timeout_ms, None)
     }
 
     /// What an event says of a run that made its call without a claim: once
@@ -293,7 +314,10 @@ impl Visit {
             Ok(answer) => answer,
             Err(cause) => {
                 let outcome = self.failed(cause);
-                let claim = self.give_up(&candidate, held).await;
+                let claim = match held {
+                    Some(held) => self.give_up(&candidate, held).await,
+                    None => self.unclaimed(),
+                };
                 return Ok(self.conclude(&candidate, flight, outcome, &claim));
             }
         };
@@ -388,7 +412,7 @@ impl Visit {
             FlightOutcome::ClaimedElsewhere => Outcome::of(candidate.claimed_elsewhere()),
             FlightOutcome::ClaimFailed { cause } => Outcome::of(candidate.claim_failed(&cause)),
             FlightOutcome::Unreadable { what } => {
-                let settled = candidate.unreadable(what);
+                let settled = candidate.unreadable(what, claim);
                 self.warn_about(settled.event.as_ref());
                 Outcome::of(settled)
             }

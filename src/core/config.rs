@@ -245,9 +245,9 @@ pub fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
         .map(|n| n as usize)
 }
 
-/// A claim's lease when `claimLeaseMs` is not given: a minute, or twice
-/// `timeoutMs` when that is longer (the call and the write each get
-/// `timeoutMs`, and the lease must outlast both).
+/// A claim's lease when `claimLeaseMs` is not given: a minute, or three
+/// times `timeoutMs` when that is longer (the claim's write, the call and the
+/// summary's write each get `timeoutMs`, and the lease must outlast them).
 pub const DEFAULT_CLAIM_LEASE_MS: f64 = 60_000.0;
 
 /// `claims` and `claimLeaseMs` together: the lease when claims are on.
@@ -258,7 +258,7 @@ pub fn claim_lease_option(
     timeout_ms: Option<f64>,
     has_store: bool,
 ) -> Result<Option<f64>, ConfigError> {
-    let shortest = timeout_ms.map_or(0.0, |timeout| 2.0 * timeout);
+    let shortest = timeout_ms.map_or(1.0, |timeout| (3.0 * timeout).max(1.0));
     if !claims {
         return match lease {
             None => Ok(None),
@@ -286,12 +286,12 @@ would read it. Fix: add `claims: true` to claim spans through the store, or remo
         return Ok(Some(DEFAULT_CLAIM_LEASE_MS.max(shortest)));
     };
     let lease = whole_number(SUMMARIZE_CALL, "claimLeaseMs", lease, MAX_SAFE_INTEGER, "omit it for the default")?;
-    if lease < 1.0 || lease <= shortest {
+    if lease < shortest {
         let why = match timeout_ms {
             Some(timeout) => format!(
-                "longer than the call and the write may take together (2 × timeoutMs = {} ms): a lease that \
-ends first lets another process pay for the same span",
-                super::js_number::js_number_to_string(2.0 * timeout)
+                "at least what the claim, the call and the write may take together (3 × timeoutMs = {} ms): a \
+lease that ends first lets another process pay for the same span",
+                super::js_number::js_number_to_string(3.0 * timeout)
             ),
             None => "at least 1".to_owned(),
         };
@@ -351,11 +351,12 @@ mod tests {
     fn claim_leases_outlast_the_call_and_the_write() {
         assert_eq!(claim_lease_option(false, None, None, false), Ok(None));
         assert_eq!(claim_lease_option(true, None, None, true), Ok(Some(DEFAULT_CLAIM_LEASE_MS)));
-        assert_eq!(claim_lease_option(true, None, Some(45_000.0), true), Ok(Some(90_000.0)));
-        assert_eq!(claim_lease_option(true, Some(5_000.0), Some(2_000.0), true), Ok(Some(5_000.0)));
-        let err = claim_lease_option(true, Some(4_000.0), Some(2_000.0), true).unwrap_err();
+        assert_eq!(claim_lease_option(true, None, Some(45_000.0), true), Ok(Some(135_000.0)));
+        assert_eq!(claim_lease_option(true, Some(135_000.0), Some(45_000.0), true), Ok(Some(135_000.0)), "the default is accepted");
+        assert_eq!(claim_lease_option(true, Some(6_000.0), Some(2_000.0), true), Ok(Some(6_000.0)));
+        let err = claim_lease_option(true, Some(5_000.0), Some(2_000.0), true).unwrap_err();
         assert_eq!(err.class, ErrorClass::RangeError);
-        assert!(err.message.contains("`claimLeaseMs`") && err.message.contains("4000") && err.message.contains("= 4000 ms"));
+        assert!(err.message.contains("`claimLeaseMs`") && err.message.contains("5000") && err.message.contains("= 6000 ms"));
         let err = claim_lease_option(true, Some(0.0), None, true).unwrap_err();
         assert!(err.message.contains("at least 1"), "{}", err.message);
         let err = claim_lease_option(true, None, None, false).unwrap_err();

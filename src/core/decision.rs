@@ -230,8 +230,8 @@ impl Candidate {
 
     /// The span could not be read again to `what` (write the transcript,
     /// gather the messages): declined before any call.
-    pub fn unreadable(&self, what: &str) -> Settled {
-        self.decline(events::unreadable_span(self.span, what))
+    pub fn unreadable(&self, what: &str, claim: &ClaimState) -> Settled {
+        self.decline(events::unreadable_span(self.span, what, claim))
     }
 
     pub fn invalid_clock(&self, found: &str) -> Settled {

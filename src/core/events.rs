@@ -56,6 +56,10 @@ pub enum ClaimState {
     Silent,
     /// The run holds the fleet's claim on the span, under this id.
     Held(String),
+    /// The run's call failed (or could not be made) and it gave its claim up
+    /// so the next turn can retry, or the store refused that (`given_up`
+    /// false: the claim holds the span until its lease ends).
+    Released { id: String, given_up: bool },
     /// Claims are on but the store has no `putIfVersion` (said once per stage).
     Unsupported,
 }
@@ -63,8 +67,26 @@ pub enum ClaimState {
 impl ClaimState {
     fn claim_id(&self) -> Option<String> {
         match self {
-            ClaimState::Held(id) => Some(id.clone()),
+            ClaimState::Held(id) | ClaimState::Released { id, .. } => Some(id.clone()),
             _ => None,
+        }
+    }
+
+    fn given_up(&self) -> Option<bool> {
+        match self {
+            ClaimState::Released { given_up, .. } => Some(*given_up),
+            _ => None,
+        }
+    }
+
+    /// What the reason of a run that gave its claim up adds.
+    fn release(&self) -> &'static str {
+        match self {
+            ClaimState::Released { given_up: true, .. } => "; its claim is given up, so a later turn retries",
+            ClaimState::Released { given_up: false, .. } => {
+                "; the store refused to give its claim up, so the span waits for the claim's lease to end"
+            }
+            _ => "",
         }
     }
 
@@ -77,7 +99,9 @@ impl fmt::Display for ClaimState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClaimState::Silent => Ok(()),
-            ClaimState::Held(id) => write!(f, " (the span was claimed for the fleet as {id})"),
+            ClaimState::Held(id) | ClaimState::Released { id, .. } => {
+                write!(f, " (the span was claimed for the fleet as {id})")
+            }
             ClaimState::Unsupported => f.write_str(
                 " (claims are on, but the store has no putIfVersion, so the span was not claimed and another \
 process may pay for it too)",
@@ -137,6 +161,9 @@ pub struct Failed {
     /// The claim this run held, and gave up when the call failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claim_id: Option<String>,
+    /// Whether the store took the give-up (false: the claim holds until its lease ends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_given_up: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claims_unsupported: Option<bool>,
 }
@@ -189,6 +216,10 @@ pub struct Unreadable {
     pub span_entries: usize,
     pub span_chars: usize,
     pub summarizer_called: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_given_up: Option<bool>,
 }
 
 /// Another process holds a live claim on the span: no call was made.
@@ -430,13 +461,13 @@ pub fn failed(
     cause: &str,
     claim: &ClaimState,
 ) -> (String, Evidence) {
-    let given_up = if matches!(claim, ClaimState::Held(_)) { "; its claim is given up, so a later turn retries" } else { "" };
     (
         format!(
-            "summarizer-failed for the span of {}{claim}: recall is served verbatim and the turn goes on{}{given_up}. \
+            "summarizer-failed for the span of {}{claim}: recall is served verbatim and the turn goes on{}{}. \
 Cause: {cause}",
             Span(span),
-            caller.suffix()
+            caller.suffix(),
+            claim.release()
         ),
         Evidence::Failed(Failed {
             span_entries: span.entries,
@@ -446,6 +477,7 @@ Cause: {cause}",
             model: model.map(str::to_owned),
             coalesced: caller.coalesced(),
             claim_id: claim.claim_id(),
+            claim_given_up: claim.given_up(),
             claims_unsupported: claim.unsupported(),
         }),
     )
@@ -544,17 +576,20 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
 
 /// A span whose entries could not be read again to make the call (a role
 /// with no string form, a getter that throws): no call was made.
-pub fn unreadable_span(span: SpanFacts, what: &str) -> (String, Evidence) {
+pub fn unreadable_span(span: SpanFacts, what: &str, claim: &ClaimState) -> (String, Evidence) {
     (
         format!(
-            "invalid-input: the span of {} could not be read again to {what}; no call was made and recall is \
-served verbatim. Fix whatever writes these entries to the store",
-            Span(span)
+            "invalid-input: the span of {}{claim} could not be read again to {what}; no call was made and recall is \
+served verbatim{}. Fix whatever writes these entries to the store",
+            Span(span),
+            claim.release()
         ),
         Evidence::Unreadable(Unreadable {
             span_entries: span.entries,
             span_chars: span.chars,
             summarizer_called: false,
+            claim_id: claim.claim_id(),
+            claim_given_up: claim.given_up(),
         }),
     )
 }
@@ -762,10 +797,18 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         let (reason, evidence) = claim_failed(SPAN, "msg-summary-claim-1-2", "ECONNREFUSED");
         assert!(reason.starts_with("claim-failed:") && reason.ends_with("Cause: ECONNREFUSED"), "{reason}");
         assert!(json(evidence).ends_with(r#""claimId":"msg-summary-claim-1-2","claimFailed":true}"#));
+        let released = |given_up| ClaimState::Released { id: "msg-summary-claim-1-2".into(), given_up };
+        let (reason, evidence) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(true));
+        assert!(reason.contains("claimed for the fleet as msg-summary-claim-1-2") && reason.contains("is given up"));
+        assert!(json(evidence).ends_with(r#""failed":true,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#));
+        let (reason, _) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(false));
+        assert!(reason.contains("refused to give its claim up") && reason.ends_with("Cause: HTTP 500"), "{reason}");
+        let (reason, evidence) = unreadable_span(SPAN, "gather its messages", &released(true));
+        assert!(reason.contains("is given up") && reason.ends_with("to the store"), "{reason}");
+        assert!(json(evidence).ends_with(r#""summarizerCalled":false,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#));
         let held = ClaimState::Held("msg-summary-claim-1-2".into());
-        let (reason, evidence) = failed(SPAN, None, Caller::Leader, "HTTP 500", &held);
-        assert!(reason.contains("claimed for the fleet as msg-summary-claim-1-2") && reason.contains("given up"));
-        assert!(json(evidence).ends_with(r#""failed":true,"claimId":"msg-summary-claim-1-2"}"#));
+        let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader, &held);
+        assert!(reason.contains("claimed for the fleet") && !reason.contains("given up"), "{reason}");
         let (reason, evidence) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Unsupported);
         assert!(reason.contains("no putIfVersion"), "{reason}");
         assert!(json(evidence).ends_with(r#""claimsUnsupported":true}"#));

@@ -101,10 +101,12 @@ function withConstructorTrap(promise) {
  * `options.store` is 'ok', 'ownThen' (a resolved promise whose own `then` throws),
  * 'reject', 'reject404' (rejects with the number 404), 'hang' (never settles),
  * 'throw' or 'none'. `reply.rejectValue` rejects the call with that value as is.
- * `options.claims` gives the store a `putIfVersion` over `rows` (a map by
+ * `options.claims` gives the store a `putIfVersion` over `rows` (an object by
  * id, ttl checked against `options.storeNow`, default 1000): 'ok', 'taken'
  * (a live claim by someone else answers every first claim), 'reject' (it
- * rejects with ECONNREFUSED) or 'bad' (it resolves to a string). Every
+ * rejects with ECONNREFUSED), 'bad' (it resolves to a string), 'keep' (a
+ * give-up, any write with a version expected, rejects) or 'slow' (each
+ * write happens and answers `options.claimDelayMs` later). Every
  * conditional write is logged in `conditionalWrites`.
  */
 export class Harness {
@@ -114,7 +116,7 @@ export class Harness {
     this.signals = [];
     this.puts = [];
     this.conditionalWrites = [];
-    this.rows = new Map();
+    this.rows = {};
     this.events = [];
     this.onEvents = [];
     this.emitThisWasScope = true;
@@ -153,13 +155,15 @@ export class Harness {
     const mode = this.options.claims;
     if (mode === 'reject') throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
     if (mode === 'bad') return 'OK';
+    if (mode === 'keep' && expectedVersion !== 0) throw new Error('READONLY You can\'t write against a read only replica.');
+    if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, this.options.claimDelayMs));
     if (mode === 'taken' && expectedVersion === 0) return { applied: false, currentVersion: 1 };
     const now = this.options.storeNow ?? 1000;
-    const current = this.rows.get(entry.id);
+    const current = this.rows[entry.id];
     const live = current !== undefined && !(typeof current.ttl === 'number' && current.ttl <= now);
     const applies = expectedVersion === 0 ? !live : live && current.version === expectedVersion;
     if (!applies) return { applied: false, currentVersion: live ? current.version : 0 };
-    this.rows.set(entry.id, entry);
+    this.rows[entry.id] = entry;
     return { applied: true, currentVersion: entry.version };
   }
 
@@ -196,7 +200,7 @@ export class Harness {
           if (storeMode === 'ownThen') return withThrowingThen(Promise.resolve());
           if (storeMode === 'reject404') return Promise.reject(404);
           if (storeMode === 'hang') return new Promise(() => {});
-          this.rows.set(entry.id, entry);
+          this.rows[entry.id] = entry;
           return Promise.resolve();
         },
       };

@@ -1680,7 +1680,7 @@ async fn the_leader_claims_the_span_pays_and_its_summary_covers_the_claim() {
             "id": "msg-summary-claim-1-4",
             "value": { "role": "system", "content": "" },
             "metadata": { "summaryClaim": { "fromTurn": 1, "toTurn": 4, "entryCount": 8, "claimedAtMs": 5000, "leaseMs": 30000 } },
-            "version": 1,
+            "version": 5000,
             "createdAt": 99,
             "updatedAt": 99,
             "lastAccessedAt": 5000,
@@ -1689,7 +1689,7 @@ async fn the_leader_claims_the_span_pays_and_its_summary_covers_the_claim() {
             "tier": "cold",
             "source": { "turn": 4, "identity": { "conversationId": "c1" } }
         }),
-        "dated just before the oldest loaded entry, its lease ending at ttl"
+        "dated just before the oldest loaded entry, its lease ending at ttl, its version the ms it was claimed at"
     );
     assert_eq!(f.call_count(), 1);
     let summary = &f.field("puts")[0]["entry"];
@@ -1760,12 +1760,13 @@ async fn a_failed_call_gives_its_claim_up_so_the_next_turn_retries() {
     f.run(&f.scope(&loaded)).await;
     let writes = f.field("conditionalWrites");
     assert_eq!(writes.as_array().unwrap().len(), 2, "claimed, then given up: {writes:#}");
-    assert_eq!(writes[1]["expectedVersion"], 1, "only over this run's own claim");
-    assert_eq!(writes[1]["entry"]["version"], 2);
-    assert_eq!(writes[1]["entry"]["ttl"], 5000, "expired now");
+    assert_eq!(writes[1]["expectedVersion"], 5000, "only over this run's own claim");
+    assert_eq!(writes[1]["entry"]["version"], 5001);
+    assert_eq!(writes[1]["entry"]["ttl"], 5001, "expiring a millisecond from now");
     let payload = f.only_event();
     assert!(reason(&payload).contains("its claim is given up"), "{}", reason(&payload));
     assert_eq!(payload["scoreEvidence"]["claimId"], "msg-summary-claim-1-4");
+    assert_eq!(payload["scoreEvidence"]["claimGivenUp"], true);
     // The next turn claims the span again (the store's clock is past the give-up) and calls again.
     f.run(&f.scope(&loaded)).await;
     assert_eq!(f.call_count(), 2);
@@ -1838,10 +1839,10 @@ fn claim_options_are_checked_at_build_time() {
         ("({ llm: async () => '', claims: true })".to_owned(), "TypeError", "`store`", "putIfVersion"),
         (format!("({{ llm: async () => '', {store}, claims: true, claimLeaseMs: -1 }})"), "RangeError", "`claimLeaseMs`", "-1"),
         (
-            format!("({{ llm: async () => '', {store}, claims: true, timeoutMs: 1000, claimLeaseMs: 1500 }})"),
+            format!("({{ llm: async () => '', {store}, claims: true, timeoutMs: 1000, claimLeaseMs: 2500 }})"),
             "RangeError",
             "`claimLeaseMs`",
-            "2 \u{d7} timeoutMs = 2000 ms",
+            "3 \u{d7} timeoutMs = 3000 ms",
         ),
     ];
     for (config, class, key, needle) in cases {
@@ -1850,4 +1851,90 @@ fn claim_options_are_checked_at_build_time() {
         assert!(message.contains(key) && message.contains(needle) && message.contains("Fix"), "{config}: {message}");
     }
     assert!(api::summarize(eval(&format!("({{ llm: async () => '', {store}, claims: false }})"))).is_ok());
+}
+
+#[wasm_bindgen_test]
+async fn a_give_up_the_store_refuses_is_said_and_the_claim_waits_for_its_lease() {
+    let f = claims_fixture("keep", json!({ "reply": { "reject": "HTTP 503" } }));
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    assert_eq!(f.field("conditionalWrites").as_array().unwrap().len(), 2, "claimed, then tried to give it up");
+    let payload = f.only_event();
+    assert!(reason(&payload).contains("the store refused to give its claim up"), "{}", reason(&payload));
+    assert_eq!(payload["scoreEvidence"]["claimGivenUp"], false);
+}
+
+#[wasm_bindgen_test]
+async fn a_claim_is_kept_through_a_refused_answer_and_a_failed_write() {
+    // Not smaller: the same span gives the same answer, so the claim spares the fleet that call.
+    let f = claims_fixture("ok", json!({ "reply": { "text": "x".repeat(2000) } }));
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    assert_eq!(f.field("conditionalWrites").as_array().unwrap().len(), 1, "no give-up");
+    let payload = f.only_event();
+    assert!(reason(&payload).starts_with("replacement-not-smaller"), "{}", reason(&payload));
+    assert_eq!(payload["scoreEvidence"]["claimId"], "msg-summary-claim-1-4");
+    // A write-back the store refuses: the fold serves this turn; the claim holds the span.
+    let g = claims_fixture("ok", json!({ "store": "reject" }));
+    g.run(&g.scope(&conversation(6, 2, 100, "c1"))).await;
+    assert_eq!(g.field("conditionalWrites").as_array().unwrap().len(), 1, "no give-up");
+    let payload = g.only_event();
+    assert!(reason(&payload).contains("write-back FAILED (disk full)"), "{}", reason(&payload));
+    assert_eq!((payload["scoreEvidence"]["persisted"].clone(), payload["scoreEvidence"]["claimId"].clone()), (json!(false), json!("msg-summary-claim-1-4")));
+}
+
+#[wasm_bindgen_test]
+async fn a_claim_past_the_deadline_makes_no_call_and_is_given_up_behind_it() {
+    let f = Fixture::with_functions(
+        json!({ "claims": "slow", "claimDelayMs": 60 }),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "claims": true, "timeoutMs": 20, "claimLeaseMs": 30000 }),
+        &[("now", eval("() => 5000"))],
+    );
+    let result = f.fold(&conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" }))).await;
+    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    assert!(reason(&payload).starts_with("claim-failed:") && reason(&payload).contains("timed out after 20 ms"), "{payload}");
+    assert_eq!(f.call_count(), 0);
+    // The late claim lands, and the give-up started at the deadline lands after it.
+    JsFuture::from(sleep(150)).await.unwrap();
+    let writes = f.field("conditionalWrites");
+    assert_eq!(writes.as_array().unwrap().len(), 2, "{writes:#}");
+    assert_eq!(writes[1]["expectedVersion"], writes[0]["entry"]["version"]);
+    assert_eq!(f.field("rows")["msg-summary-claim-1-4"]["version"], 5001, "the late claim is given up");
+}
+
+#[wasm_bindgen_test]
+async fn a_put_if_version_that_cannot_be_read_is_a_failed_claim() {
+    let f = Fixture::with_functions(
+        json!({}),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "claims": true }),
+        &[("store", eval("({ put: async () => {}, get putIfVersion() { throw new Error('proxy revoked') } })"))],
+    );
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    assert_eq!(f.call_count(), 0);
+    let payload = f.only_event();
+    assert!(reason(&payload).contains("reading store.putIfVersion threw: proxy revoked"), "{}", reason(&payload));
+    let g = Fixture::with_functions(
+        json!({}),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "claims": true }),
+        &[("store", eval("({ put: async () => {}, putIfVersion: 'yes' })"))],
+    );
+    g.run(&g.scope(&conversation(6, 2, 100, "c1"))).await;
+    assert!(reason(&g.only_event()).contains("store.putIfVersion is a string (\"yes\"), not a function"));
+}
+
+#[wasm_bindgen_test]
+async fn a_span_that_cannot_be_read_again_gives_its_claim_up() {
+    let f = Fixture::with_functions(
+        json!({ "shape": "provider", "claims": "ok" }),
+        json!({ "triggerMinEntries": 4, "preserveRecent": 1, "claims": true }),
+        &[("now", eval("() => 5000"))],
+    );
+    let loaded = eval(
+        "Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, value: { role: i === 0 ? Object.create(null) : 'user', content: 'x'.repeat(400) }, source: { turn: i } }))",
+    );
+    let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
+    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    assert!(reason(&payload).starts_with("invalid-input: the span of 5 entries"), "{payload}");
+    assert!(reason(&payload).contains("its claim is given up"), "{payload}");
+    assert_eq!(payload["scoreEvidence"]["claimId"], "msg-summary-claim-0-4");
+    assert_eq!(f.field("conditionalWrites").as_array().unwrap().len(), 2, "claimed, then given up");
+    assert_eq!(f.call_count(), 0);
 }
