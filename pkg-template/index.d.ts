@@ -227,6 +227,8 @@ export interface SummarizeEvidence {
   readonly invalidField?: string;
   /** `claims: true`: the claim this run held (a fold, a failure, a refusal) or found. */
   readonly claimId?: string;
+  /** A run whose call failed gave its claim up (`false`: the store refused; the claim holds until its lease ends). */
+  readonly claimGivenUp?: boolean;
   /** Another process holds a live claim on the span: no call was made. */
   readonly claimedElsewhere?: boolean;
   /** The store failed to take the claim: no call was made. */
@@ -361,13 +363,16 @@ export interface SummarizeConfig {
    * `store.putIfVersion(identity, claim, 0)`; a span another process holds,
    * or a claim the store fails, makes no call and serves recall verbatim
    * with an event. Requires `store`. With claims on, the summarizer is
-   * called after the claim's answer. Default off.
+   * called after the claim's answer. Set `timeoutMs` too: without it a
+   * claim or a call that never answers holds its turn, and a call that
+   * outlives its lease may be paid again elsewhere. Default off.
    */
   readonly claims?: boolean;
   /**
    * A claim's lease in ms: past it, a claim whose leader died may be taken
-   * again. Longer than 2 × `timeoutMs` (the call and the write). Only with
-   * `claims: true`. Default 60,000, or 2 × `timeoutMs` when that is longer.
+   * again. At least 3 × `timeoutMs` (the claim's write, the call and the
+   * summary's write). Only with `claims: true`. Default 60,000, or
+   * 3 × `timeoutMs` when that is longer.
    */
   readonly claimLeaseMs?: number;
 }

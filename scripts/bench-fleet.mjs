@@ -14,34 +14,38 @@
 //    claim adds to a turn that folds; other turns make no claim.
 //
 //   node scripts/bench-fleet.mjs [--turns 30] [--concurrency 2] [--folds 400]
+//   node scripts/bench-fleet.mjs --quick   (the test command: 14 turns, 40 folds)
+//
+// Exits non-zero when a fleet did not produce the outcome it is named after:
+// with claims, one paid call a span; without them, more than one from 4
+// processes on.
 
-import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { openRedisStore } from './lib/redis-store.mjs';
 import { startRedis } from './lib/redis-server.mjs';
+import { runNode } from './lib/run-node.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'scripts/demo/cli.mjs');
 const { values } = parseArgs({
-  options: { turns: { type: 'string', default: '30' }, concurrency: { type: 'string', default: '2' }, folds: { type: 'string', default: '400' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    turns: { type: 'string' },
+    concurrency: { type: 'string', default: '2' },
+    folds: { type: 'string' },
+  },
 });
-const turns = Number(values.turns);
+const turns = Number(values.turns ?? (values.quick ? 14 : 30));
 const concurrency = Number(values.concurrency);
-const folds = Number(values.folds);
+const folds = Number(values.folds ?? (values.quick ? 40 : 400));
 
-function demo(args) {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolveRun(stdout) : reject(new Error(`demo ${args.join(' ')} exited ${code}: ${stderr}`))));
-  });
+async function demo(args) {
+  const { code, stdout, stderr } = await runNode(CLI, args);
+  if (code !== 0) throw new Error(`demo ${args.join(' ')} exited ${code}: ${stderr}`);
+  return stdout;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -127,6 +131,10 @@ try {
   console.log(`| difference (the claim) | ${(cost.on - cost.off).toFixed(3)} |`);
   console.log(`| putIfVersion alone | ${cost.rtt.toFixed(3)} |`);
   console.log(`\nratio on/off: ${(cost.on / cost.off).toFixed(2)}×`);
+  const wrong = rows.filter((row) => row.spans === 0 || (row.claims || row.processes === 1 ? row.paid !== row.spans : row.paid <= row.spans));
+  for (const row of wrong) console.log(`\nNOT AS NAMED: ${row.processes} processes, claims ${row.claims ? 'on' : 'off'}: ${row.paid} paid over ${row.spans} spans`);
+  if (wrong.length === 0) console.log('\nEvery fleet produced the outcome it is named after.');
+  process.exitCode = wrong.length === 0 ? 0 : 1;
 } finally {
   await redis.stop();
 }

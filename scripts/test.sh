@@ -2,7 +2,8 @@
 # Runs every test: the core natively, the shared Wasm suite in Node and in
 # headless Chromium, the JS suites against the built package (tarball
 # consumers, footprintjs pipeline, randomized invariants, demo CLI,
-# playground), and the benchmark in --quick mode so it cannot rot.
+# playground, fleets on Redis and SQLite), and the benchmarks in --quick mode
+# so they cannot rot.
 # Prints a count per harness and a final "N passed, N failed" line.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -38,6 +39,10 @@ count_rust() { # log → "passed failed"
 count_bench() {
   if grep -q '^Every workload produced the outcome' "$1"; then echo 1 0; else echo 0 1; fi
 }
+# The quick fleet bench likewise: one paid call a span with claims, more without.
+count_fleet_bench() {
+  if grep -q '^Every fleet produced the outcome' "$1"; then echo 1 0; else echo 0 1; fi
+}
 count_node() {
   echo "$(grep -E '^# pass ' "$1" | awk '{s+=$3} END {print s+0}')" \
        "$(grep -E '^# fail ' "$1" | awk '{s+=$3} END {print s+0}')"
@@ -58,6 +63,7 @@ FPS_TARBALL="$(bash scripts/pack.sh | tail -1)"
 export FPS_TARBALL
 run js count_node node --test --test-reporter=tap tests/js/
 run bench-quick count_bench node scripts/bench.mjs --quick
+run bench-fleet-quick count_fleet_bench node scripts/bench-fleet.mjs --quick
 
 echo
 printf '%-16s %8s %8s\n' harness passed failed

@@ -13,12 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import {
-  createMemoryPipeline,
-  createMonotonicClock,
-  pickWithinBudget,
-  runMemoryTurn,
-} from '../lib/memory-pipeline.mjs';
+import { createMonotonicClock, pickWithinBudget, runMemoryTurn } from '../lib/memory-pipeline.mjs';
 import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
 import { runFleet } from './fleet.mjs';
 import {
@@ -26,6 +21,7 @@ import {
   SETTINGS,
   contentChars,
   countedSummarizer,
+  demoPipeline,
   openStore,
   readTurn,
   resetStore,
@@ -356,13 +352,7 @@ async function main(argv) {
     const clock = createMonotonicClock(() => Math.max(Date.now(), (before.newestUpdatedAt ?? 0) + 1));
     const summarizer = countedSummarizer(options, pkg);
     const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, claims: false }));
-    const pipeline = await createMemoryPipeline({
-      store,
-      summarizeStage: stage,
-      loadLimit: SETTINGS.loadLimit,
-      budgetChars: SETTINGS.budgetChars,
-      clock,
-    });
+    const pipeline = await demoPipeline({ store, stage, clock });
 
     say('footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on SQLite');
     say(`  summarizer  ${summarizer.description}`);

@@ -4,24 +4,28 @@
 //
 // Messages in:
 //   { type: 'start', options, newestUpdatedAt }  build the stage and pipeline
-//   { type: 'turn', turn, replay? }  play `turn` `options.concurrency` times at
-//       once; `replay: true` plays it without writing its messages (a retried
-//       request: the same recall, so the same span)
-//   { type: 'go' }  (after `loaded`, when `options.pauseAfterLoad`) go on
+//   { type: 'turn', turn, replay?, holdAfterLoad? }  play `turn`
+//       `options.concurrency` times at once; `replay: true` plays it without
+//       writing its messages (a retried request: the same recall, so the
+//       same span); `holdAfterLoad: true` holds each run after its load
+//       until `go`
+//   { type: 'go' }  release the runs held after their load
 //   { type: 'stop' }
 // Messages out:
 //   { type: 'ready', pid }
 //   { type: 'calling', turn, pid }  the summarizer was called (a paid call starts)
-//   { type: 'loaded', turn, pid }   (only with `options.pauseAfterLoad`: a test's
-//       hook to act between the load and the stage, e.g. stop the store)
+//   { type: 'loaded', turn, pid }   a run held after its load (`holdAfterLoad`):
+//       the coordinator releases them once every run of the fleet has
+//       loaded, so no replica reads another's writes of the same turn; a
+//       test can act there, e.g. stop the store
 //   { type: 'done', turn, pid, runs, paid, started, summaryWrites }
 //   { type: 'failed', message }
 
 import { pathToFileURL } from 'node:url';
 
-import { createMemoryPipeline, createMonotonicClock, isSummaryEntry, runMemoryTurn } from '../lib/memory-pipeline.mjs';
+import { createMonotonicClock, isSummaryEntry, runMemoryTurn } from '../lib/memory-pipeline.mjs';
 import { turnMessages } from './conversation.mjs';
-import { IDENTITY, SETTINGS, contentChars, countedSummarizer, openStore, readTurn, stageConfig } from './setup.mjs';
+import { IDENTITY, contentChars, countedSummarizer, demoPipeline, openStore, readTurn, stageConfig } from './setup.mjs';
 
 let worker;
 
@@ -39,7 +43,7 @@ async function handle(message) {
       process.send({ type: 'ready', pid: process.pid });
       return;
     case 'turn':
-      process.send(await worker.play(message.turn, message.replay === true));
+      process.send(await worker.play(message.turn, message.replay === true, message.holdAfterLoad === true));
       return;
     case 'go':
       worker.go();
@@ -54,10 +58,11 @@ async function startWorker({ options, newestUpdatedAt, packageEntry }) {
   const pkg = await import(pathToFileURL(packageEntry).href);
   const shared = await openStore(options);
   let currentTurn;
+  let holding = false;
   const summaryWrites = {};
   let waiting = [];
-  // The stage's and the pipeline's store: summary writes counted, and (a
-  // test's hook) a pause between the load and the stage.
+  // The stage's and the pipeline's store: summary writes counted, and a
+  // run held between its load and the stage when the turn asks for it.
   const store = {
     ...shared,
     async put(identity, entry) {
@@ -67,7 +72,7 @@ async function startWorker({ options, newestUpdatedAt, packageEntry }) {
     putIfVersion: shared.putIfVersion,
     async listRecent(identity, limit) {
       const recent = await shared.listRecent(identity, limit);
-      if (options.pauseAfterLoad) {
+      if (holding) {
         process.send({ type: 'loaded', turn: currentTurn, pid: process.pid });
         await new Promise((resolve) => waiting.push(resolve));
       }
@@ -79,17 +84,12 @@ async function startWorker({ options, newestUpdatedAt, packageEntry }) {
     onCall: () => process.send({ type: 'calling', turn: currentTurn, pid: process.pid }),
   });
   const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, claims: options.claims }));
-  const pipeline = await createMemoryPipeline({
-    store,
-    summarizeStage: stage,
-    loadLimit: SETTINGS.loadLimit,
-    budgetChars: SETTINGS.budgetChars,
-    clock,
-  });
+  const pipeline = await demoPipeline({ store, stage, clock });
 
   return {
-    async play(turn, replay) {
+    async play(turn, replay, holdAfterLoad) {
       currentTurn = turn;
+      holding = holdAfterLoad;
       const messages = replay ? [] : turnMessages(turn);
       const runs = await Promise.all(
         Array.from({ length: options.concurrency }, async () => {

@@ -1,7 +1,9 @@
 // The demo's fleet (`--processes N`): N worker processes (fleet-worker.mjs)
 // on the same store, each playing every turn of the conversation, like N
-// replicas serving one conversation. Each turn starts on all of them at
-// once and the next waits for every one to finish it. With claims on (the
+// replicas serving one conversation. Each turn is one request served by all
+// of them at once: every run loads recall before any run goes on to write
+// (so no replica reads another's writes of that same turn), and the next
+// turn waits for every one to finish. With claims on (the
 // default here) each span is claimed through the store's `putIfVersion`
 // and paid once by the fleet; `--no-claims` shows what it costs without.
 //
@@ -68,6 +70,27 @@ function eventKinds(runs) {
   return kinds;
 }
 
+/**
+ * Sends `go` to every worker once each live one has loaded `runs` times (a
+ * worker that exits stops counting); `stop()` removes the listeners.
+ */
+function releaseOnceAllLoaded(workers, runs) {
+  const loaded = new Map(workers.map((worker) => [worker, 0]));
+  const check = () => {
+    const waiting = workers.filter((worker) => worker.alive && loaded.get(worker) < runs);
+    if (waiting.length === 0) for (const worker of workers.filter((w) => w.alive)) worker.child.send({ type: 'go' });
+  };
+  const listeners = workers.map((worker) => {
+    const listener = (message) => {
+      if (message.type === 'loaded') loaded.set(worker, loaded.get(worker) + 1);
+      if (message.type === 'loaded' || message.type === 'exit') check();
+    };
+    worker.listeners.add(listener);
+    return listener;
+  });
+  return { stop: () => workers.forEach((worker, k) => worker.listeners.delete(listeners[k])) };
+}
+
 /** Summary writes by summary id, over every process (`summaryWrites` is keyed `process:id`). */
 function writesPerSpan(summaryWrites) {
   const writes = {};
@@ -113,13 +136,15 @@ export async function runFleet(options) {
     for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
       const live = workers.filter((worker) => worker.alive);
       if (live.length === 0) throw new Error('every fleet process has exited');
+      const released = releaseOnceAllLoaded(live, options.concurrency);
       const done = await Promise.all(
         live.map((worker) => {
           const reply = worker.next('done');
-          worker.child.send({ type: 'turn', turn });
+          worker.child.send({ type: 'turn', turn, holdAfterLoad: true });
           return reply.then((message) => ({ worker, message }));
         }),
       );
+      released.stop();
       const runs = [];
       for (const { worker, message } of done) {
         if (message === undefined) continue;

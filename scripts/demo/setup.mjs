@@ -4,7 +4,7 @@
 
 import { rmSync } from 'node:fs';
 
-import { STRATEGY_EVENT, isSummaryEntry } from '../lib/memory-pipeline.mjs';
+import { STRATEGY_EVENT, createMemoryPipeline, isSummaryEntry } from '../lib/memory-pipeline.mjs';
 import { openRedisStore } from '../lib/redis-store.mjs';
 import { openAiCompatibleProvider } from '../../www/openai-provider.js';
 import { openSqliteStore } from './sqlite-store.mjs';
@@ -115,6 +115,17 @@ export function stageConfig({ options, summarizer, store, clock, claims }) {
     ...(claims ? { claims: true, ...(options.leaseMs === undefined ? {} : { claimLeaseMs: options.leaseMs }) } : {}),
     now: clock,
   };
+}
+
+/** The demo's pipeline (LoadRecent → `stage` → PickByBudget → Format → WriteTurn) over `store`. */
+export function demoPipeline({ store, stage, clock }) {
+  return createMemoryPipeline({
+    store,
+    summarizeStage: stage,
+    loadLimit: SETTINGS.loadLimit,
+    budgetChars: SETTINGS.budgetChars,
+    clock,
+  });
 }
 
 /** Empties the store the options name (`--reset`): the SQLite file, or this identity on Redis. */

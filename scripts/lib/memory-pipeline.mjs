@@ -151,15 +151,6 @@ function contentChars(entry) {
 }
 
 /**
- * The budget rule. Summary entries are ALWAYS kept, first, in recall order:
- * each one is the only thing left in recall that stands for its turns (the
- * originals are excluded while it stands), so dropping one for space would
- * silently erase history — the budget is spent on them before anything else.
- * The rest of the budget keeps the NEWEST raw entries that fit, stopping at the
- * first one that does not (a contiguous recent tail, never a gap), in recall
- * order. Sizes are UTF-16 lengths of `value.content`.
- */
-/**
  * A fleet's claim on a span (footprint-summarize's `claims: true`): store
  * bookkeeping, never a message. The summarize stage leaves claims out of
  * recall; stores leave them out of their message counts.
@@ -169,6 +160,15 @@ export function isClaimEntry(entry) {
   return typeof claim === 'object' && claim !== null;
 }
 
+/**
+ * The budget rule. Summary entries are ALWAYS kept, first, in recall order:
+ * each one is the only thing left in recall that stands for its turns (the
+ * originals are excluded while it stands), so dropping one for space would
+ * silently erase history — the budget is spent on them before anything else.
+ * The rest of the budget keeps the NEWEST raw entries that fit, stopping at the
+ * first one that does not (a contiguous recent tail, never a gap), in recall
+ * order. Sizes are UTF-16 lengths of `value.content`.
+ */
 export function pickWithinBudget(entries, budgetChars) {
   const all = Array.from(entries);
   const summaries = all.filter(isSummaryEntry);

@@ -6,7 +6,8 @@
 // applies only when the entry stored under `entry.id` is absent or expired
 // (expectedVersion 0), or live at exactly `expectedVersion`. It is one Lua
 // script, so the check and the write are one atomic step for every process
-// sharing the server, and expiry is judged by one clock: the server's.
+// sharing the server, and it judges expiry by one clock, the server's (the
+// writer's clock set the `ttl`; reads judge it by the reader's).
 //
 // One hash per identity (field = entry id, value = the entry's JSON text, key
 // order kept byte for byte). An entry whose `ttl` (unix ms) has passed is

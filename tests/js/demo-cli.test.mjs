@@ -8,7 +8,6 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,6 +18,7 @@ import Database from 'better-sqlite3';
 import { turnMessages } from '../../scripts/demo/conversation.mjs';
 import { openSqliteStore } from '../../scripts/demo/sqlite-store.mjs';
 import { messageEntryId, selectRecent } from '../../scripts/lib/memory-pipeline.mjs';
+import { runNode } from '../../scripts/lib/run-node.mjs';
 import { startStub } from './lib/openai-stub.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -39,15 +39,7 @@ const freshDbPath = () => join(scratch, `run-${(dbCounter += 1)}`, 'conversation
 function runCli(args, extraEnv = {}) {
   const env = { ...process.env, ...extraEnv };
   delete env.OPENAI_API_KEY; // the default key variable must not leak in from the machine
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
-  });
+  return runNode(CLI, args, { env });
 }
 
 async function runOk(args, extraEnv) {

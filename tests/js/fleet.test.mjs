@@ -6,7 +6,6 @@
 // mid-turn, driving the demo's fleet workers directly.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,6 +18,7 @@ import { IDENTITY, openStore } from '../../scripts/demo/setup.mjs';
 import { isClaimEntry, isSummaryEntry, messageEntry } from '../../scripts/lib/memory-pipeline.mjs';
 import { answer, spanOf, startStub } from './lib/openai-stub.mjs';
 import { startRedis } from '../../scripts/lib/redis-server.mjs';
+import { runNode } from '../../scripts/lib/run-node.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(REPO_ROOT, 'scripts/demo/cli.mjs');
@@ -45,17 +45,7 @@ const storeOptions = (kind) =>
   kind === 'redis' ? { redisUrl: redis.url } : { dbPath: join(scratch, `fleet-${(runCounter += 1)}.db`) };
 const storeArgs = (options) => (options.redisUrl ? ['--redis', options.redisUrl] : ['--db', options.dbPath]);
 
-function runCli(args) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-  });
-}
+const runCli = (args) => runNode(CLI, args);
 
 const openAiArgs = () => ['--llm', 'openai', '--base-url', stub.baseUrl, '--model', 'stub-mini', '--timeout-ms', '5000'];
 
@@ -100,6 +90,9 @@ for (const kind of ['redis', 'sqlite']) {
     const calls = callsBySpan(from);
     assert.ok(Object.keys(calls).length >= 2, `several spans were summarized: ${JSON.stringify(calls)}`);
     for (const [span, count] of Object.entries(calls)) assert.equal(count, 1, `span ${span} was paid ${count} times`);
+    // Nor two overlapping spans paid (a replica that read another's writes of the same turn).
+    const ranges = Object.keys(calls).map((span) => span.split('-').map(Number)).sort((a, b) => a[0] - b[0]);
+    for (let k = 1; k < ranges.length; k += 1) assert.ok(ranges[k][0] > ranges[k - 1][1], `paid spans overlap: ${JSON.stringify(calls)}`);
     assert.equal(last.paidCallsSoFar, stub.requests.length - from, 'the processes count what the server billed');
     assert.deepEqual(Object.values(last.summaryWritesSoFar), Object.keys(calls).map(() => 1), 'one write a span');
     // Every turn, every run: a fold, a coalesced wait, a claim held elsewhere, or a stored summary.
@@ -167,13 +160,13 @@ async function stopFleet(workers) {
 }
 
 /** Plays `turn` on every live worker; resolves to their `done` messages. */
-async function play(workers, turn, replay) {
+async function play(workers, turn, { replay = false, holdAfterLoad = false } = {}) {
   const live = workers.filter((worker) => worker.alive);
   return (
     await Promise.all(
       live.map((worker) => {
         const done = worker.next('done');
-        worker.child.send({ type: 'turn', turn, replay });
+        worker.child.send({ type: 'turn', turn, replay, holdAfterLoad });
         return done;
       }),
     )
@@ -186,8 +179,9 @@ for (const kind of ['redis', 'sqlite']) {
   test(`${kind}: a leader killed mid-call leaves a claim that expires; the span is paid exactly once more, after the lease`, { timeout: 120_000 }, async () => {
     const options = storeOptions(kind);
     await writeTurns(options, 11);
-    const leaseMs = 1500;
-    const workers = await startFleet(4, workerOptions(options, { timeoutMs: 600, leaseMs }));
+    // No deadline: the leader waits on its call until it is killed.
+    const leaseMs = 2000;
+    const workers = await startFleet(4, workerOptions(options, { leaseMs }));
     const from = stub.requests.length;
     let firstCallAt;
     let secondCallAt;
@@ -215,7 +209,7 @@ for (const kind of ['redis', 'sqlite']) {
     });
     try {
       // A retried request: the same recall on every process, so the same span.
-      const first = await play(workers, 12, true);
+      const first = await play(workers, 12, { replay: true });
       const leader = await killed;
       await leader.exited;
       assert.equal(leader.exit.signal, 'SIGKILL');
@@ -224,7 +218,7 @@ for (const kind of ['redis', 'sqlite']) {
       // Retried every 100 ms: verbatim while the dead leader's lease holds, then one pays.
       const events = [];
       while (secondCallAt === undefined) {
-        events.push(...eventsOf(await play(workers, 12, true)));
+        events.push(...eventsOf(await play(workers, 12, { replay: true })));
         await new Promise((resolveWait) => setTimeout(resolveWait, 100));
         assert.ok(Date.now() - firstCallAt < 20_000, 'the span is paid again within its lease and a bit');
       }
@@ -233,9 +227,9 @@ for (const kind of ['redis', 'sqlite']) {
       assert.ok(secondCallAt - firstCallAt >= leaseMs - 100, `paid again ${secondCallAt - firstCallAt} ms after the first call, the lease is ${leaseMs}`);
       assert.ok(events.some((event) => event.reason.startsWith('summarized-elsewhere')), 'retries inside the lease made no call');
       // Afterwards every retry loads the summary.
-      const later = await play(workers, 12, true);
+      const later = await play(workers, 12, { replay: true });
       assert.equal(stub.requests.length - from, 2, 'no further call');
-      assert.ok(later.every((done) => done.runs.every((run) => run.recallIds[0].startsWith('msg-summary-'))));
+      assert.ok(later.every((done) => done.runs.every((run) => /^msg-summary-\d/.test(run.recallIds[0]))), 'recall starts with the summary');
       const writes = later.reduce((sum, done) => sum + Object.values(done.summaryWrites).reduce((a, b) => a + b, 0), 0);
       assert.equal(writes, 1, 'one summary write');
       const { summaries } = assertNoEntryLost(await readStore(options), 11);
@@ -251,12 +245,12 @@ test('redis: a server killed and restarted mid-turn: claims time out, recall is 
   const options = storeOptions('redis');
   await writeTurns(options, 11);
   const timeoutMs = 800;
-  const workers = await startFleet(4, workerOptions(options, { timeoutMs, concurrency: 1, pauseAfterLoad: true }));
+  const workers = await startFleet(4, workerOptions(options, { timeoutMs, concurrency: 1 }));
   const from = stub.requests.length;
   try {
     // Every process has loaded turn 12's recall; then the server dies.
     const loaded = workers.map((worker) => worker.next('loaded'));
-    const dones = play(workers, 12, false);
+    const dones = play(workers, 12, { holdAfterLoad: true });
     await Promise.all(loaded);
     await redis.kill();
     for (const worker of workers) worker.child.send({ type: 'go' });
@@ -273,8 +267,15 @@ test('redis: a server killed and restarted mid-turn: claims time out, recall is 
       assert.equal(run.recallIds.length, 22, 'recall is the loaded 11 turns, verbatim');
     }
     assert.equal(stub.requests.length - from, 0, 'no call was paid without a claim');
+    // The claims that timed out landed when the server came back, and were given up behind them.
+    const store = await openStore(options);
+    try {
+      assert.equal(await store.get(IDENTITY, 'msg-summary-claim-1-9'), undefined, 'no live claim holds the span');
+    } finally {
+      await store.close();
+    }
     // The next turn folds, once for the fleet.
-    const turn13 = await playUnpaused(workers, 13);
+    const turn13 = await play(workers, 13);
     const folded = eventsOf(turn13).filter((event) => event.reason.startsWith('folded') && event.evidence.summarizerCalled);
     assert.equal(folded.length, 1, 'one process paid');
     assert.equal(stub.requests.length - from, 1);
@@ -284,18 +285,3 @@ test('redis: a server killed and restarted mid-turn: claims time out, recall is 
     await stopFleet(workers);
   }
 });
-
-/** `play`, answering every `loaded` pause at once. */
-async function playUnpaused(workers, turn) {
-  const release = (message, worker) => message.type === 'loaded' && worker.child.send({ type: 'go' });
-  const listeners = workers.map((worker) => {
-    const listener = (message) => release(message, worker);
-    worker.listeners.add(listener);
-    return listener;
-  });
-  try {
-    return await play(workers, turn, false);
-  } finally {
-    workers.forEach((worker, k) => worker.listeners.delete(listeners[k]));
-  }
-}
