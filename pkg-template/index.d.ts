@@ -446,6 +446,13 @@ export declare function summaryCoverage(
 export declare function isSummaryEntry(entry: MemoryEntry<unknown> | null | undefined): boolean;
 
 /**
+ * True when this entry is a fleet's claim on a span (`claims: true`): store
+ * bookkeeping, never a message. The stage leaves claims out of recall; a
+ * store or a reader that lists entries can tell them apart with this.
+ */
+export declare function isSummaryClaim(entry: MemoryEntry<unknown> | null | undefined): boolean;
+
+/**
  * Build the stage. Throws at once on a bad config — a provider without
  * `model`, a callback with one, a numeric option that is not a non-negative
  * integer, an unknown tier, a store without `put` — instead of failing

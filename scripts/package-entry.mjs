@@ -14,6 +14,7 @@ import {
   summaryEntryId,
   summaryCoverage,
   isSummaryEntry,
+  isSummaryClaim,
   summaryConstants,
   extractiveBudget,
   extractiveSummary,
@@ -23,7 +24,7 @@ const [idPrefix, coverageKey, framePrefix] = summaryConstants();
 export const SUMMARY_ID_PREFIX = idPrefix;
 export const SUMMARY_COVERAGE_KEY = coverageKey;
 export const SUMMARY_FRAME_PREFIX = framePrefix;
-export { summarize, summaryEntryId, summaryCoverage, isSummaryEntry };
+export { summarize, summaryEntryId, summaryCoverage, isSummaryEntry, isSummaryClaim };
 
 /**
  * An offline, deterministic summarizer in the callback shape: keeps the

@@ -35,6 +35,17 @@ function coverageIn(metadata) {
   return coverage;
 }
 
+/** `isSummaryClaim`: a fleet's claim on a span that is not a summary, as `readRecall` marks it. */
+export function isClaimEntry(entry) {
+  try {
+    if (typeof entry !== 'object' || entry === null) return false;
+    const metadata = entry.metadata;
+    return coverageIn(metadata) === undefined && isClaim(metadata);
+  } catch {
+    return false;
+  }
+}
+
 /** Whether an entry's `metadata` marks a fleet's claim on a span. May throw (getters). */
 function isClaim(metadata) {
   if (typeof metadata !== 'object' || metadata === null) return false;

@@ -79,6 +79,9 @@ extern "C" {
 
     #[wasm_bindgen(js_name = coverageOf)]
     pub fn coverage_of(entry: &JsValue) -> JsValue;
+    /// A fleet's claim that is not a summary (what `readRecall` marks in `claims`).
+    #[wasm_bindgen(js_name = isClaimEntry)]
+    pub fn claim_entry(entry: &JsValue) -> bool;
     pub fn describe(value: &JsValue) -> String;
     #[wasm_bindgen(js_name = causeOf)]
     pub fn cause_of(error: &JsValue) -> String;

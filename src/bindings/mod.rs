@@ -73,6 +73,13 @@ pub fn is_summary_entry(entry: JsValue) -> bool {
     !glue::coverage_of(&entry).is_undefined()
 }
 
+/// Whether an entry is a fleet's claim on a span (`metadata.summaryClaim`)
+/// and not a summary: what the stage leaves out of recall.
+#[wasm_bindgen(js_name = isSummaryClaim)]
+pub fn is_summary_claim(entry: JsValue) -> bool {
+    glue::claim_entry(&entry)
+}
+
 /// The stable string constants, read once by the package entry.
 #[wasm_bindgen(js_name = summaryConstants)]
 pub fn summary_constants() -> Vec<JsValue> {

@@ -41,11 +41,12 @@ const bundledAppMain = `import {
   summaryEntryId,
   summaryCoverage,
   isSummaryEntry,
+  isSummaryClaim,
   SUMMARY_FRAME_PREFIX,
 } from 'footprint-summarize';
 import { runConsumerScenario } from './${scenarioFile}';
 
-runConsumerScenario({ summarize, extractive, summaryEntryId, summaryCoverage, isSummaryEntry, SUMMARY_FRAME_PREFIX }).then(
+runConsumerScenario({ summarize, extractive, summaryEntryId, summaryCoverage, isSummaryEntry, isSummaryClaim, SUMMARY_FRAME_PREFIX }).then(
   (result) => { window.__result = result; },
   (error) => { window.__error = String((error && error.stack) || error); },
 );

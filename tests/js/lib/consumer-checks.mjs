@@ -16,6 +16,7 @@ export const publicExports = [
   'SUMMARY_FRAME_PREFIX',
   'SUMMARY_ID_PREFIX',
   'extractive',
+  'isSummaryClaim',
   'isSummaryEntry',
   'summarize',
   'summaryCoverage',
@@ -119,6 +120,7 @@ export function assertConsumerScenario(result) {
   assert.equal(result.helpers.summaryEntryId, 'msg-summary-1-3');
   assert.deepEqual(result.helpers.coverageOfSummary, summary.metadata.summarizes);
   assert.deepEqual(result.helpers.isSummaryEntry, [true, false]);
+  assert.deepEqual(result.helpers.isSummaryClaim, [true, false, false]);
   assert.equal(result.helpers.framePrefix, '[summary of earlier turns');
 }
 
