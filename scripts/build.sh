@@ -42,7 +42,9 @@ wasm-bindgen --target web --out-dir target/bindgen --no-typescript "${keep_names
 # emits). -Oz runs after rustc's opt-level 2 (Cargo.toml says why both).
 # Rust enables these Wasm features by default; binaryen must be told.
 # The producers and target-features sections are read by no runtime.
-node_modules/.bin/wasm-opt -Oz --strip-producers --strip-target-features "${wasm_opt_names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# --converge repeats the passes while they still shrink the module: 269
+# gzipped bytes (76,502 → 76,233) for a few seconds of build.
+node_modules/.bin/wasm-opt -Oz --converge --strip-producers --strip-target-features "${wasm_opt_names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   target/bindgen/footprint_summarize_bg.wasm -o target/bindgen/footprint_summarize_bg.wasm
 node scripts/assemble-package.mjs

@@ -117,16 +117,27 @@ pub struct ConditionalWrite {
     pub current_version: Option<f64>,
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The answer of a store's `putIfVersion`, as it is declared.
+    type ConditionalWriteAnswer;
+    #[wasm_bindgen(method, getter, catch)]
+    fn applied(this: &ConditionalWriteAnswer) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = currentVersion)]
+    fn current_version(this: &ConditionalWriteAnswer) -> Result<JsValue, JsValue>;
+}
+
 pub fn conditional_write_answer(answer: JsValue) -> Result<ConditionalWrite, String> {
-    let field = |key: &str| Reflect::get(&answer, &JsValue::from_str(key)).map_err(|e| glue::cause_of(&e));
-    let applied = if answer.is_object() { field("applied")?.as_bool() } else { None };
+    let unreadable = |error: JsValue| glue::cause_of(&error);
+    let fields: &ConditionalWriteAnswer = answer.unchecked_ref();
+    let applied = if answer.is_object() { fields.applied().map_err(unreadable)?.as_bool() } else { None };
     let Some(applied) = applied else {
         return Err(format!(
             "the store's putIfVersion resolved to {} instead of {{ applied: boolean, currentVersion? }}",
             glue::describe(&answer)
         ));
     };
-    let current_version = field("currentVersion")?.as_f64().filter(|n| n.is_finite());
+    let current_version = fields.current_version().map_err(unreadable)?.as_f64().filter(|n| n.is_finite());
     Ok(ConditionalWrite { applied, current_version })
 }
 

@@ -52,7 +52,9 @@ thread_local! {
     };
 }
 
-pub fn check(config: &Settings) -> Result<(), ConfigError> {
+/// Checks every option; resolves to the claims' lease when claims are on
+/// (worked out once, here, from `claimLeaseMs` and `timeoutMs`).
+pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
     let llm = config.llm();
     let model = config.model();
     if llm.is_function() {
@@ -120,10 +122,11 @@ pub fn check(config: &Settings) -> Result<(), ConfigError> {
         ));
     }
     let lease = number(SUMMARIZE_CALL, &config.claim_lease_ms(), "claimLeaseMs")?;
-    claim_lease_option(claims.as_bool() == Some(true), lease, config.timeout_ms().as_f64(), !store.is_undefined())?;
+    let claim_lease =
+        claim_lease_option(claims.as_bool() == Some(true), lease, config.timeout_ms().as_f64(), !store.is_undefined())?;
     function(&config.on_event(), "onEvent", "Fix: pass `(type, payload) => void`, or omit it.")?;
     function(&config.now(), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
-    Ok(())
+    Ok(claim_lease)
 }
 
 /// `object.complete` or `object.put`, or undefined when reading it throws.

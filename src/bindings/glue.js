@@ -504,7 +504,15 @@ export function deadline(ms, marker) {
  */
 export function newHandle(config, id, known) {
   const copy = { ...config };
-  const handle = { config: copy, id, warned: false, claimsNoted: false, unknownKey: undefined, unknownValue: undefined };
+  const handle = {
+    config: copy,
+    id,
+    warned: false,
+    claimLeaseMs: undefined,
+    claimsNoted: false,
+    unknownKey: undefined,
+    unknownValue: undefined,
+  };
   for (const key in copy) {
     if (!known.has(key)) {
       handle.unknownKey = key;

@@ -15,12 +15,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::output;
-use crate::core::config::{claim_lease_option, Shape, StageConfig, Tier};
+use crate::core::config::{Shape, StageConfig, Tier};
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
     pub type StageHandle;
-    /// `{ config: { ...config }, id, warned: false, claimsNoted: false }`, and the first key of
+    /// `{ config: { ...config }, id, warned: false, claimLeaseMs, claimsNoted: false }`, and the first key of
     /// the config that `known` (a `Set`) lacks; throws what a getter of the
     /// config throws.
     #[wasm_bindgen(js_name = newHandle, catch)]
@@ -39,6 +39,11 @@ extern "C" {
     pub fn warned(this: &StageHandle) -> bool;
     #[wasm_bindgen(method, setter)]
     pub fn set_warned(this: &StageHandle, value: bool);
+    /// With `claims: true`, the lease `config.rs` worked out at build.
+    #[wasm_bindgen(method, getter, js_name = claimLeaseMs)]
+    pub fn claim_lease_ms(this: &StageHandle) -> Option<f64>;
+    #[wasm_bindgen(method, setter, js_name = claimLeaseMs)]
+    pub fn set_claim_lease_ms(this: &StageHandle, value: Option<f64>);
     /// Set once an event has said that the store cannot take claims.
     #[wasm_bindgen(method, getter, js_name = claimsNoted)]
     pub fn claims_noted(this: &StageHandle) -> bool;
@@ -113,12 +118,6 @@ impl Settings {
         config.trigger_min_chars = self.trigger_min_chars().as_f64().map(|n| n as usize);
         config.ttl_ms = self.ttl_ms().as_f64();
         config.timeout_ms = self.timeout_ms().as_f64();
-        // Checked at build: with claims on, a lease was given or defaulted there.
-        config.claim_lease_ms = (self.claims().as_bool() == Some(true))
-            .then(|| {
-                claim_lease_option(true, self.claim_lease_ms().as_f64(), config.timeout_ms, true).ok().flatten()
-            })
-            .flatten();
         config
     }
 

@@ -48,8 +48,9 @@ thread_local! {
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     let id = NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0));
     let handle = config::handle_for(&config, id).map_err(config::to_js_error)?;
-    config::check(&handle.config()).map_err(config::to_js_error)?;
+    let claim_lease_ms = config::check(&handle.config()).map_err(config::to_js_error)?;
     config::check_keys(&handle).map_err(config::to_js_error)?;
+    handle.set_claim_lease_ms(claim_lease_ms);
     Ok(RUN.with(|run| FOLD.with(|fold| glue::make_stage(&handle, run, fold))))
 }
 

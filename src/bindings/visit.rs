@@ -82,7 +82,8 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     // 1. Recall, read once by iteration (glue.js), with every entry's facts.
     let snapshot = read.snapshot();
     let settings = stage.config();
-    let config = settings.core_config();
+    let mut config = settings.core_config();
+    config.claim_lease_ms = stage.claim_lease_ms();
     let mut visit = Visit { stage, settings, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
     if let Some(spot) = read.invalid() {
         let outcome = visit.invalid_input(InvalidSpot {
@@ -150,16 +151,24 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
     let flight = source.map(|source| flight::start(stage_id, source));
-    if let Some(lease_ms) = visit.config.claim_lease_ms {
-        return future_to_promise(visit.claim_then_lead(candidate, span, flight, clock_before_call, lease_ms));
-    }
-    match visit.start_call(&span) {
-        Ok(started) => future_to_promise(visit.lead(candidate, span, flight, started, clock_before_call, None)),
-        Err(Unreadable(what)) => {
-            let outcome = FlightOutcome::Unreadable { what };
-            Promise::resolve(&visit.conclude(&candidate, flight, outcome, &ClaimState::Silent))
-        }
-    }
+    let first = match visit.config.claim_lease_ms {
+        Some(lease_ms) => First::Claim { lease_ms },
+        None => match visit.start_call(&span) {
+            Ok(started) => First::Call(started),
+            Err(Unreadable(what)) => {
+                let outcome = FlightOutcome::Unreadable { what };
+                return Promise::resolve(&visit.conclude(&candidate, flight, outcome, &ClaimState::Silent));
+            }
+        },
+    };
+    future_to_promise(visit.lead(candidate, span, flight, clock_before_call, first))
+}
+
+/// What the run that leads does first: await the call it started, or (with
+/// `claims: true`) claim the span for the fleet and only then call.
+enum First {
+    Call(Started),
+    Claim { lease_ms: f64 },
 }
 
 /// The span's entries could not be read again to make the call (to do what
@@ -191,47 +200,48 @@ enum ClaimAnswer {
 }
 
 impl Visit {
-    /// `claims: true`: claim the span for the fleet, then lead as without
-    /// claims. A span another process holds, or a claim the store failed to
-    /// take, makes no call: paying without a claim could pay once per process.
-    async fn claim_then_lead(
-        self,
-        candidate: Candidate,
-        span: Rc<[u32]>,
-        flight: Option<Rc<Flight>>,
+    /// `claims: true`: claim the span for the fleet, then start the call. A
+    /// span another process holds, or a claim the store failed to take,
+    /// makes no call (paying without a claim could pay once per process):
+    /// then the run's end is delivered, as `Err`.
+    async fn claim_and_call(
+        &self,
+        candidate: &Candidate,
+        span: &[u32],
+        flight: &Option<Rc<Flight>>,
         clock_before_call: f64,
         lease_ms: f64,
-    ) -> Result<JsValue, JsValue> {
+    ) -> Result<(Started, Option<HeldClaim>), JsValue> {
         // A configured clock was read and checked before the call; `Date.now` otherwise.
         let now = if clock_before_call.is_nan() { js_sys::Date::now() } else { clock_before_call };
-        let held = match self.claim(&candidate, now, lease_ms).await {
+        let held = match self.claim(candidate, now, lease_ms).await {
             ClaimAnswer::Held(held) => Some(held),
             ClaimAnswer::Unsupported => None,
             ClaimAnswer::Elsewhere => {
-                return Ok(self.conclude(&candidate, flight, FlightOutcome::ClaimedElsewhere, &ClaimState::Silent));
+                return Err(self.conclude(candidate, flight.clone(), FlightOutcome::ClaimedElsewhere, &ClaimState::Silent));
             }
             ClaimAnswer::Failed { cause, attempted } => {
                 // A claim that timed out may still land (a client that queues
                 // while the server is away): give it up behind it, unawaited.
                 if let Some(attempted) = attempted {
-                    let give_up = self.start_give_up(&candidate, &attempted);
+                    let give_up = self.start_give_up(candidate, &attempted);
                     wasm_bindgen_futures::spawn_local(async move {
                         let _ = give_up.answer().await;
                     });
                 }
                 self.warn_once(|| warning::claim_refused(&self.strategy_id(), &candidate.claim_id(), &cause));
                 let outcome = FlightOutcome::ClaimFailed { cause };
-                return Ok(self.conclude(&candidate, flight, outcome, &ClaimState::Silent));
+                return Err(self.conclude(candidate, flight.clone(), outcome, &ClaimState::Silent));
             }
         };
-        match self.start_call(&span) {
-            Ok(started) => self.lead(candidate, span, flight, started, clock_before_call, held).await,
+        match self.start_call(span) {
+            Ok(started) => Ok((started, held)),
             Err(Unreadable(what)) => {
                 let claim = match held {
-                    Some(held) => self.give_up(&candidate, held).await,
+                    Some(held) => self.give_up(candidate, held).await,
                     None => ClaimState::Silent,
                 };
-                Ok(self.conclude(&candidate, flight, FlightOutcome::Unreadable { what }, &claim))
+                Err(self.conclude(candidate, flight.clone(), FlightOutcome::Unreadable { what }, &claim))
             }
         }
     }
@@ -301,10 +311,18 @@ impl Visit {
         candidate: Candidate,
         span: Rc<[u32]>,
         flight: Option<Rc<Flight>>,
-        started: Started,
         clock_before_call: f64,
-        held: Option<HeldClaim>,
+        first: First,
     ) -> Result<JsValue, JsValue> {
+        let (started, held) = match first {
+            First::Call(started) => (started, None),
+            First::Claim { lease_ms } => {
+                match self.claim_and_call(&candidate, &span, &flight, clock_before_call, lease_ms).await {
+                    Ok(call) => call,
+                    Err(delivered) => return Ok(delivered),
+                }
+            }
+        };
         // 8. Await the summarizer's answer.
         let answer = started.answer().await.and_then(|value| match self.config.model() {
             Some(_) => call::provider_answer(value),

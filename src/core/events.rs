@@ -45,8 +45,7 @@ pub enum Evidence {
     Folded(Folded),
     InvalidInput(InvalidInput),
     Unreadable(Unreadable),
-    ClaimedElsewhere(ClaimedElsewhere),
-    ClaimFailed(ClaimFailed),
+    Unclaimed(Unclaimed),
 }
 
 /// What the run that made the call knows of its claim (`claims: true`).
@@ -222,26 +221,20 @@ pub struct Unreadable {
     pub claim_given_up: Option<bool>,
 }
 
-/// Another process holds a live claim on the span: no call was made.
+/// No call was made for want of the fleet's claim: another process holds a
+/// live one (`claimed_elsewhere`), or the store failed to take it
+/// (`claim_failed`). One of the two is set.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ClaimedElsewhere {
+pub struct Unclaimed {
     pub span_entries: usize,
     pub span_chars: usize,
     pub summarizer_called: bool,
     pub claim_id: String,
-    pub claimed_elsewhere: bool,
-}
-
-/// The claim could not be written (the store failed): no call was made.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ClaimFailed {
-    pub span_entries: usize,
-    pub span_chars: usize,
-    pub summarizer_called: bool,
-    pub claim_id: String,
-    pub claim_failed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claimed_elsewhere: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_failed: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -370,12 +363,13 @@ pub fn claimed_elsewhere(span: SpanFacts, claim_id: &str) -> (String, Evidence) 
 it, so no call was made; recall is served verbatim and a later turn loads that summary",
             Span(span)
         ),
-        Evidence::ClaimedElsewhere(ClaimedElsewhere {
+        Evidence::Unclaimed(Unclaimed {
             span_entries: span.entries,
             span_chars: span.chars,
             summarizer_called: false,
             claim_id: claim_id.to_owned(),
-            claimed_elsewhere: true,
+            claimed_elsewhere: Some(true),
+            claim_failed: None,
         }),
     )
 }
@@ -388,12 +382,13 @@ so no call was made (paying without a claim could pay once per process); recall 
 turn goes on. Cause: {cause}",
             Span(span)
         ),
-        Evidence::ClaimFailed(ClaimFailed {
+        Evidence::Unclaimed(Unclaimed {
             span_entries: span.entries,
             span_chars: span.chars,
             summarizer_called: false,
             claim_id: claim_id.to_owned(),
-            claim_failed: true,
+            claimed_elsewhere: None,
+            claim_failed: Some(true),
         }),
     )
 }
