@@ -8,8 +8,8 @@ use wasm_bindgen::JsCast;
 use super::glue::{cause_of, describe};
 use super::handle::{new_handle, Callee, Settings, StageHandle};
 use crate::core::config::{
-    claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option, ConfigError, ErrorClass,
-    Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
+    claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option,
+    ConfigError, ErrorClass, Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 
 /// A stage's handle over a copy of `config`, refusing one that is not an

@@ -196,7 +196,10 @@ enum ClaimAnswer {
     Unsupported,
     /// No answer to trust (a rejection, a deadline, a malformed answer).
     /// The claim may still land: `attempted` is what was written.
-    Failed { cause: String, attempted: Option<HeldClaim> },
+    Failed {
+        cause: String,
+        attempted: Option<HeldClaim>,
+    },
 }
 
 impl Visit {
@@ -218,7 +221,12 @@ impl Visit {
             ClaimAnswer::Held(held) => Some(held),
             ClaimAnswer::Unsupported => None,
             ClaimAnswer::Elsewhere => {
-                return Err(self.conclude(candidate, flight.clone(), FlightOutcome::ClaimedElsewhere, &ClaimState::Silent));
+                return Err(self.conclude(
+                    candidate,
+                    flight.clone(),
+                    FlightOutcome::ClaimedElsewhere,
+                    &ClaimState::Silent,
+                ));
             }
             ClaimAnswer::Failed { cause, attempted } => {
                 // A claim that timed out may still land (a client that queues

@@ -352,11 +352,17 @@ mod tests {
         assert_eq!(claim_lease_option(false, None, None, false), Ok(None));
         assert_eq!(claim_lease_option(true, None, None, true), Ok(Some(DEFAULT_CLAIM_LEASE_MS)));
         assert_eq!(claim_lease_option(true, None, Some(45_000.0), true), Ok(Some(135_000.0)));
-        assert_eq!(claim_lease_option(true, Some(135_000.0), Some(45_000.0), true), Ok(Some(135_000.0)), "the default is accepted");
+        assert_eq!(
+            claim_lease_option(true, Some(135_000.0), Some(45_000.0), true),
+            Ok(Some(135_000.0)),
+            "the default is accepted"
+        );
         assert_eq!(claim_lease_option(true, Some(6_000.0), Some(2_000.0), true), Ok(Some(6_000.0)));
         let err = claim_lease_option(true, Some(5_000.0), Some(2_000.0), true).unwrap_err();
         assert_eq!(err.class, ErrorClass::RangeError);
-        assert!(err.message.contains("`claimLeaseMs`") && err.message.contains("5000") && err.message.contains("= 6000 ms"));
+        assert!(
+            err.message.contains("`claimLeaseMs`") && err.message.contains("5000") && err.message.contains("= 6000 ms")
+        );
         let err = claim_lease_option(true, Some(0.0), None, true).unwrap_err();
         assert!(err.message.contains("at least 1"), "{}", err.message);
         let err = claim_lease_option(true, None, None, false).unwrap_err();

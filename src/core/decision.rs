@@ -67,16 +67,8 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     if !triggered(config, facts, &part) || split_at < min_fold {
         let left_out = part.left_out();
         let event = (!left_out.is_empty()).then(|| {
-            let (reason, evidence) =
-                events::covered_only(part.excluded.len(), part.summaries.len(), part.claims.len());
-            make_event(
-                facts.len(),
-                part.summaries.len() + part.raw.len(),
-                left_out,
-                None,
-                reason,
-                evidence,
-            )
+            let (reason, evidence) = events::covered_only(part.excluded.len(), part.summaries.len(), part.claims.len());
+            make_event(facts.len(), part.summaries.len() + part.raw.len(), left_out, None, reason, evidence)
         });
         return Plan::Settle(Settled { recall: concat_slots(&part.summaries, &part.raw), event });
     }

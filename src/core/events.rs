@@ -679,7 +679,10 @@ mod tests {
 
     #[test]
     fn reasons_carry_their_stable_tokens() {
-        assert_eq!(covered_only(1, 1, 0).0, "1 entry already covered by 1 stored summary \u{2014} no new call this turn");
+        assert_eq!(
+            covered_only(1, 1, 0).0,
+            "1 entry already covered by 1 stored summary \u{2014} no new call this turn"
+        );
         assert_eq!(
             covered_only(4, 2, 0).0,
             "4 entries already covered by 2 stored summaries \u{2014} no new call this turn"
@@ -800,17 +803,15 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         assert!(reason.contains("refused to give its claim up") && reason.ends_with("Cause: HTTP 500"), "{reason}");
         let (reason, evidence) = unreadable_span(SPAN, "gather its messages", &released(true));
         assert!(reason.contains("is given up") && reason.ends_with("to the store"), "{reason}");
-        assert!(json(evidence).ends_with(r#""summarizerCalled":false,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#));
+        assert!(json(evidence)
+            .ends_with(r#""summarizerCalled":false,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#));
         let held = ClaimState::Held("msg-summary-claim-1-2".into());
         let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader, &held);
         assert!(reason.contains("claimed for the fleet") && !reason.contains("given up"), "{reason}");
         let (reason, evidence) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Unsupported);
         assert!(reason.contains("no putIfVersion"), "{reason}");
         assert!(json(evidence).ends_with(r#""claimsUnsupported":true}"#));
-        assert_eq!(
-            covered_only(0, 0, 1).0,
-            "1 fleet claim left out of recall \u{2014} no new call this turn"
-        );
+        assert_eq!(covered_only(0, 0, 1).0, "1 fleet claim left out of recall \u{2014} no new call this turn");
         assert_eq!(
             covered_only(2, 1, 2).0,
             "2 entries already covered by 1 stored summary, and 2 fleet claims left out of recall \u{2014} no new \
@@ -834,11 +835,17 @@ call this turn"
     #[test]
     fn only_the_leading_run_reports_usage() {
         let usage = Some(Usage { input: Some(10.0), output: Some(2.0) });
-        let Evidence::NotSmaller(leader) = not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader, &ClaimState::Silent).1 else {
+        let Evidence::NotSmaller(leader) =
+            not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader, &ClaimState::Silent).1
+        else {
             panic!()
         };
         assert_eq!(leader.usage, usage);
-        let Evidence::NotSmaller(follower) = not_smaller(SPAN, 500, None, usage, Caller::Follower, &ClaimState::Silent).1 else { panic!() };
+        let Evidence::NotSmaller(follower) =
+            not_smaller(SPAN, 500, None, usage, Caller::Follower, &ClaimState::Silent).1
+        else {
+            panic!()
+        };
         assert_eq!((follower.usage, follower.summarizer_called, follower.coalesced), (None, false, Some(true)));
     }
 

@@ -1709,7 +1709,10 @@ async fn the_leader_claims_the_span_pays_and_its_summary_covers_the_claim() {
     let later = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
     assert_eq!(ids(&get(&later, "recall")), r#"["msg-summary-1-4","msg-5-0","msg-5-1","msg-6-0","msg-6-1"]"#);
     assert_eq!(f.call_count(), 1, "no second call");
-    assert!(api::summary_coverage(claim_js.clone()).is_undefined(), "summaryCoverage never takes a claim for a summary");
+    assert!(
+        api::summary_coverage(claim_js.clone()).is_undefined(),
+        "summaryCoverage never takes a claim for a summary"
+    );
     assert!(!api::is_summary_entry(claim_js.clone()), "nor does isSummaryEntry");
     assert!(api::is_summary_claim(claim_js), "isSummaryClaim knows it");
     assert!(!api::is_summary_claim(get(&at(&f.h.puts(), 0), "entry")), "a summary is no claim");
@@ -1841,7 +1844,12 @@ fn claim_options_are_checked_at_build_time() {
         (format!("({{ llm: async () => '', {store}, claims: 'yes' }})"), "TypeError", "`claims`", "a string (\"yes\")"),
         (format!("({{ llm: async () => '', {store}, claimLeaseMs: 10 }})"), "Error", "`claimLeaseMs`", "nothing"),
         ("({ llm: async () => '', claims: true })".to_owned(), "TypeError", "`store`", "putIfVersion"),
-        (format!("({{ llm: async () => '', {store}, claims: true, claimLeaseMs: -1 }})"), "RangeError", "`claimLeaseMs`", "-1"),
+        (
+            format!("({{ llm: async () => '', {store}, claims: true, claimLeaseMs: -1 }})"),
+            "RangeError",
+            "`claimLeaseMs`",
+            "-1",
+        ),
         (
             format!("({{ llm: async () => '', {store}, claims: true, timeoutMs: 1000, claimLeaseMs: 2500 }})"),
             "RangeError",
@@ -1882,7 +1890,10 @@ async fn a_claim_is_kept_through_a_refused_answer_and_a_failed_write() {
     assert_eq!(g.field("conditionalWrites").as_array().unwrap().len(), 1, "no give-up");
     let payload = g.only_event();
     assert!(reason(&payload).contains("write-back FAILED (disk full)"), "{}", reason(&payload));
-    assert_eq!((payload["scoreEvidence"]["persisted"].clone(), payload["scoreEvidence"]["claimId"].clone()), (json!(false), json!("msg-summary-claim-1-4")));
+    assert_eq!(
+        (payload["scoreEvidence"]["persisted"].clone(), payload["scoreEvidence"]["claimId"].clone()),
+        (json!(false), json!("msg-summary-claim-1-4"))
+    );
 }
 
 #[wasm_bindgen_test]
@@ -1894,7 +1905,10 @@ async fn a_claim_past_the_deadline_makes_no_call_and_is_given_up_behind_it() {
     );
     let result = f.fold(&conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" }))).await;
     let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
-    assert!(reason(&payload).starts_with("claim-failed:") && reason(&payload).contains("timed out after 20 ms"), "{payload}");
+    assert!(
+        reason(&payload).starts_with("claim-failed:") && reason(&payload).contains("timed out after 20 ms"),
+        "{payload}"
+    );
     assert_eq!(f.call_count(), 0);
     // The late claim lands, and the give-up started at the deadline lands after it.
     JsFuture::from(sleep(150)).await.unwrap();
