@@ -151,7 +151,7 @@ export interface SummaryClaimEntry extends EntryBookkeeping {
       readonly leaseMs: number;
     };
   };
-  /** When the lease ends, in unix ms (now, when the claim is given up). */
+  /** When the lease ends, in unix ms (a millisecond from now, when the claim is given up). */
   readonly ttl: number;
   readonly tier: MemoryTier;
   readonly source: { readonly turn: number; readonly identity?: MemoryIdentity };
@@ -165,7 +165,7 @@ export interface MemoryStore {
    * agentfootprint's conditional write, used by `claims: true`: applies only
    * when no live entry has `entry.id` (`expectedVersion` 0: absent, or its
    * `ttl` has passed), or the live one is at exactly `expectedVersion`.
-   * Without it, claims are off and the first event says so.
+   * Without it, claims are off and the first event after a call says so.
    */
   putIfVersion?(
     identity: MemoryIdentity,
@@ -227,7 +227,7 @@ export interface SummarizeEvidence {
   readonly invalidField?: string;
   /** `claims: true`: the claim this run held (a fold, a failure, a refusal) or found. */
   readonly claimId?: string;
-  /** A run whose call failed gave its claim up (`false`: the store refused; the claim holds until its lease ends). */
+  /** A run whose call failed, or whose summary could not be written, gave its claim up (`false`: the store refused or failed; the reason says which). */
   readonly claimGivenUp?: boolean;
   /** Another process holds a live claim on the span: no call was made. */
   readonly claimedElsewhere?: boolean;

@@ -76,9 +76,12 @@ function eventKinds(runs) {
  */
 function releaseOnceAllLoaded(workers, runs) {
   const loaded = new Map(workers.map((worker) => [worker, 0]));
+  let released = false;
   const check = () => {
-    const waiting = workers.filter((worker) => worker.alive && loaded.get(worker) < runs);
-    if (waiting.length === 0) for (const worker of workers.filter((w) => w.alive)) worker.child.send({ type: 'go' });
+    if (released || workers.some((worker) => worker.alive && loaded.get(worker) < runs)) return;
+    released = true;
+    // A killed worker may be disconnected before its exit is seen.
+    for (const worker of workers.filter((w) => w.alive && w.child.connected)) worker.child.send({ type: 'go' });
   };
   const listeners = workers.map((worker) => {
     const listener = (message) => {

@@ -24,9 +24,10 @@ use super::handle::{Settings, StageHandle};
 use super::latches;
 use super::output::SummaryEntry;
 use super::output::{self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source};
+use crate::core::config::claim_version;
 use crate::core::config::StageConfig;
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
-use crate::core::events::{warning, Caller, ClaimState, Event, InvalidSpot, WriteBack};
+use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
 use crate::core::format::{summary_entry_id, transcript, LineText, TranscriptLine};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
@@ -179,9 +180,7 @@ struct Unreadable(&'static str);
 struct HeldClaim {
     id: String,
     /// The version the store holds it at: the expected version when it is
-    /// given up. Written as the ms it was claimed at, so no two claims on a
-    /// span share one, and a run whose lease ran out can never expire the
-    /// claim another process took after it.
+    /// given up (`claim_version` says why it is written as it is).
     version: f64,
     claimed_at: f64,
     lease_ms: f64,
@@ -245,11 +244,13 @@ impl Visit {
         match self.start_call(span) {
             Ok(started) => Ok((started, held)),
             Err(Unreadable(what)) => {
+                let outcome = FlightOutcome::Unreadable { what };
+                end_flight(flight.clone(), &outcome);
                 let claim = match held {
                     Some(held) => self.give_up(candidate, held).await,
                     None => ClaimState::Silent,
                 };
-                Err(self.conclude(candidate, flight.clone(), FlightOutcome::Unreadable { what }, &claim))
+                Err(self.deliver(self.settle(candidate, outcome, Caller::Leader, &claim)))
             }
         }
     }
@@ -270,7 +271,7 @@ impl Visit {
                 return ClaimAnswer::Failed { cause, attempted: None };
             }
         }
-        let version = now.floor().max(1.0);
+        let version = claim_version(now, js_sys::Math::random());
         let held = HeldClaim { id: candidate.claim_id(), version, claimed_at: now, lease_ms };
         let entry = self.claim_entry(candidate, &held, now + lease_ms);
         let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(0.0));
@@ -284,11 +285,16 @@ impl Visit {
         }
     }
 
-    /// Gives a claim up at once (its call failed, or no call could be
-    /// made), so the next turn can claim the span again.
+    /// Gives a claim up at once (its call failed, no call could be made, or
+    /// its summary could not be written), so the next turn can claim the
+    /// span again. Waiting runs have gone on already: this is the run's own.
     async fn give_up(&self, candidate: &Candidate, held: HeldClaim) -> ClaimState {
         let answer = self.start_give_up(candidate, &held).answer().await;
-        let given_up = answer.and_then(call::conditional_write_answer).is_ok_and(|written| written.applied);
+        let given_up = match answer.and_then(call::conditional_write_answer) {
+            Ok(written) if written.applied => GiveUp::Done,
+            Ok(_) => GiveUp::Refused,
+            Err(cause) => GiveUp::Failed(cause),
+        };
         ClaimState::Released { id: held.id, given_up }
     }
 
@@ -340,15 +346,16 @@ impl Visit {
             Ok(answer) => answer,
             Err(cause) => {
                 let outcome = self.failed(cause);
+                end_flight(flight, &outcome);
                 let claim = match held {
                     Some(held) => self.give_up(&candidate, held).await,
                     None => self.unclaimed(),
                 };
-                return Ok(self.conclude(&candidate, flight, outcome, &claim));
+                return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
             }
         };
-        // Kept through a refusal too: the same span gives the same answer,
-        // so the claim spares the fleet that call until its lease ends.
+        // Kept through a refusal: the same span gives the same answer, so
+        // the claim spares the fleet that call until its lease ends.
         let claim = match &held {
             Some(held) => ClaimState::Held(held.id.clone()),
             None => self.unclaimed(),
@@ -386,11 +393,16 @@ impl Visit {
         if let Some(flight) = &flight {
             flight.finish();
         }
-        let write_back = match written {
-            Ok(()) => WriteBack::Written,
+        let (write_back, claim) = match written {
+            Ok(()) => (WriteBack::Written, claim),
             Err(cause) => {
                 self.warn_once(|| warning::store_refused(&self.strategy_id(), &cause));
-                WriteBack::Failed(cause)
+                // No summary for the fleet to load: let the next turn pay for it.
+                let claim = match held {
+                    Some(held) => self.give_up(&candidate, held).await,
+                    None => claim,
+                };
+                (WriteBack::Failed(cause), claim)
             }
         };
         let outcome = FlightOutcome::Folded { entry, summary_chars, write_back, usage };
@@ -425,10 +437,7 @@ impl Visit {
         outcome: FlightOutcome,
         claim: &ClaimState,
     ) -> JsValue {
-        if let Some(flight) = flight {
-            flight.publish(outcome.clone());
-            flight.finish();
-        }
+        end_flight(flight, &outcome);
         self.deliver(self.settle(candidate, outcome, Caller::Leader, claim))
     }
 
@@ -673,6 +682,14 @@ impl Visit {
             added_ids: event.added.as_slice(),
             score_evidence: &event.evidence,
         })
+    }
+}
+
+/// Publishes the leader's outcome, so waiting runs go on, and frees the span.
+fn end_flight(flight: Option<Rc<Flight>>, outcome: &FlightOutcome) {
+    if let Some(flight) = flight {
+        flight.publish(outcome.clone());
+        flight.finish();
     }
 }
 

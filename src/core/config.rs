@@ -245,6 +245,16 @@ pub fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
         .map(|n| n as usize)
 }
 
+/// A claim's version: the ms it was made at, times 1,024, plus a random
+/// 0..1,024 (`random` in [0, 1)), so two processes claiming one span in the
+/// same millisecond still write different versions (but for one chance in
+/// 1,024), and a give-up, which expects its own version, does not expire
+/// another process's claim. The ms are clamped so the product stays a safe
+/// integer.
+pub fn claim_version(now_ms: f64, random: f64) -> f64 {
+    now_ms.floor().clamp(1.0, 8.0e12) * 1024.0 + (random * 1024.0).floor().clamp(0.0, 1023.0)
+}
+
 /// A claim's lease when `claimLeaseMs` is not given: a minute, or three
 /// times `timeoutMs` when that is longer (the claim's write, the call and the
 /// summary's write each get `timeoutMs`, and the lease must outlast them).
@@ -285,15 +295,14 @@ would read it. Fix: add `claims: true` to claim spans through the store, or remo
     let Some(lease) = lease else {
         return Ok(Some(DEFAULT_CLAIM_LEASE_MS.max(shortest)));
     };
-    let lease = whole_number(SUMMARIZE_CALL, "claimLeaseMs", lease, MAX_SAFE_INTEGER, "omit it for the default")?;
-    if lease < shortest {
+    if !(lease.is_finite() && lease.fract() == 0.0 && lease >= shortest && lease <= MAX_SAFE_INTEGER) {
+        let minimum = super::js_number::js_number_to_string(shortest);
         let why = match timeout_ms {
-            Some(timeout) => format!(
-                "at least what the claim, the call and the write may take together (3 × timeoutMs = {} ms): a \
-lease that ends first lets another process pay for the same span",
-                super::js_number::js_number_to_string(3.0 * timeout)
+            Some(_) if shortest > 1.0 => format!(
+                "a whole number of ms, at least {minimum}: what the claim, the call and the write may take \
+together (3 × timeoutMs); a lease that ends first lets another process pay for the same span"
             ),
-            None => "at least 1".to_owned(),
+            _ => "a whole number of ms, at least 1".to_owned(),
         };
         return Err(ConfigError::invalid(
             SUMMARIZE_CALL,
@@ -348,6 +357,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn claim_versions_differ_within_a_millisecond_and_stay_safe_integers() {
+        assert_eq!(claim_version(5000.7, 0.0), 5_120_000.0);
+        assert_eq!(claim_version(5000.0, 0.9999), 5_121_023.0);
+        assert_ne!(claim_version(5000.0, 0.1), claim_version(5000.0, 0.2));
+        assert_eq!(claim_version(-3.0, 0.5), 1024.0 + 512.0, "a clock before 1970 still gives a version above 0");
+        assert!(claim_version(1e300, 0.99) <= MAX_SAFE_INTEGER);
+    }
+
+    #[test]
     fn claim_leases_outlast_the_call_and_the_write() {
         assert_eq!(claim_lease_option(false, None, None, false), Ok(None));
         assert_eq!(claim_lease_option(true, None, None, true), Ok(Some(DEFAULT_CLAIM_LEASE_MS)));
@@ -361,10 +379,14 @@ mod tests {
         let err = claim_lease_option(true, Some(5_000.0), Some(2_000.0), true).unwrap_err();
         assert_eq!(err.class, ErrorClass::RangeError);
         assert!(
-            err.message.contains("`claimLeaseMs`") && err.message.contains("5000") && err.message.contains("= 6000 ms")
+            err.message.contains("`claimLeaseMs`")
+                && err.message.contains("(5000)")
+                && err.message.contains("at least 6000")
         );
-        let err = claim_lease_option(true, Some(0.0), None, true).unwrap_err();
-        assert!(err.message.contains("at least 1"), "{}", err.message);
+        for (lease, timeout) in [(0.0, None), (1.5, None), (0.0, Some(0.0)), (f64::NAN, None)] {
+            let err = claim_lease_option(true, Some(lease), timeout, true).unwrap_err();
+            assert!(err.message.contains("a whole number of ms, at least 1;"), "{}", err.message);
+        }
         let err = claim_lease_option(true, None, None, false).unwrap_err();
         assert!(err.message.contains("`store`") && err.message.contains("putIfVersion"), "{}", err.message);
         let err = claim_lease_option(false, Some(1_000.0), None, true).unwrap_err();

@@ -55,12 +55,22 @@ pub enum ClaimState {
     Silent,
     /// The run holds the fleet's claim on the span, under this id.
     Held(String),
-    /// The run's call failed (or could not be made) and it gave its claim up
-    /// so the next turn can retry, or the store refused that (`given_up`
-    /// false: the claim holds the span until its lease ends).
-    Released { id: String, given_up: bool },
+    /// The run gave its claim up so the next turn can retry (its call
+    /// failed, could not be made, or its summary could not be written), and
+    /// what the store said to that.
+    Released { id: String, given_up: GiveUp },
     /// Claims are on but the store has no `putIfVersion` (said once per stage).
     Unsupported,
+}
+
+/// What became of a claim's give-up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GiveUp {
+    Done,
+    /// The store did not apply it: the claim holds the span until its lease ends.
+    Refused,
+    /// It failed or missed `timeoutMs` (it may still land): the cause.
+    Failed(String),
 }
 
 impl ClaimState {
@@ -73,24 +83,38 @@ impl ClaimState {
 
     fn given_up(&self) -> Option<bool> {
         match self {
-            ClaimState::Released { given_up, .. } => Some(*given_up),
+            ClaimState::Released { given_up, .. } => Some(*given_up == GiveUp::Done),
             _ => None,
         }
     }
 
     /// What the reason of a run that gave its claim up adds.
-    fn release(&self) -> &'static str {
-        match self {
-            ClaimState::Released { given_up: true, .. } => "; its claim is given up, so a later turn retries",
-            ClaimState::Released { given_up: false, .. } => {
-                "; the store refused to give its claim up, so the span waits for the claim's lease to end"
-            }
-            _ => "",
-        }
+    fn release(&self) -> Release<'_> {
+        Release(self)
     }
 
     fn unsupported(&self) -> Option<bool> {
         (*self == ClaimState::Unsupported).then_some(true)
+    }
+}
+
+/// `"; its claim is given up, …"`, or nothing.
+struct Release<'a>(&'a ClaimState);
+
+impl fmt::Display for Release<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ClaimState::Released { given_up: GiveUp::Done, .. } => {
+                f.write_str("; its claim is given up, so a later turn retries")
+            }
+            ClaimState::Released { given_up: GiveUp::Refused, .. } => {
+                f.write_str("; the store refused to give its claim up, so the span waits for the claim's lease to end")
+            }
+            ClaimState::Released { given_up: GiveUp::Failed(cause), .. } => {
+                write!(f, "; giving its claim up failed ({cause}), so the span may wait for the claim's lease to end")
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -205,6 +229,8 @@ pub struct Folded {
     pub coalesced: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claim_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim_given_up: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claims_unsupported: Option<bool>,
 }
@@ -359,8 +385,9 @@ pub fn covered_only(excluded: usize, summaries: usize, claims: usize) -> (String
 pub fn claimed_elsewhere(span: SpanFacts, claim_id: &str) -> (String, Evidence) {
     (
         format!(
-            "summarized-elsewhere: another process holds the claim {claim_id} on the span of {} and is paying for \
-it, so no call was made; recall is served verbatim and a later turn loads that summary",
+            "summarized-elsewhere: another process holds the claim {claim_id} on the span of {} (it is paying for \
+it, or its answer was no smaller and the claim stands until its lease ends), so no call was made; recall is \
+served verbatim until a stored summary covers the span",
             Span(span)
         ),
         Evidence::Unclaimed(Unclaimed {
@@ -545,13 +572,14 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
     };
     (
         format!(
-            "folded {}){} into {}{}; {} kept verbatim{write_back}{}",
+            "folded {}){} into {}{}; {} kept verbatim{write_back}{}{}",
             SpanTurns(span),
             Rolled(report.rolled),
             report.summary_id,
             report.claim,
             report.kept,
-            report.caller.suffix()
+            report.caller.suffix(),
+            report.claim.release()
         ),
         Evidence::Folded(Folded {
             summarizer_called: report.caller.called(),
@@ -564,6 +592,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             usage: report.caller.usage(report.usage),
             coalesced: report.caller.coalesced(),
             claim_id: report.claim.claim_id(),
+            claim_given_up: report.claim.given_up(),
             claims_unsupported: report.claim.unsupported(),
         }),
     )
@@ -796,12 +825,16 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
         assert!(reason.starts_with("claim-failed:") && reason.ends_with("Cause: ECONNREFUSED"), "{reason}");
         assert!(json(evidence).ends_with(r#""claimId":"msg-summary-claim-1-2","claimFailed":true}"#));
         let released = |given_up| ClaimState::Released { id: "msg-summary-claim-1-2".into(), given_up };
-        let (reason, evidence) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(true));
+        let (reason, evidence) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Done));
         assert!(reason.contains("claimed for the fleet as msg-summary-claim-1-2") && reason.contains("is given up"));
         assert!(json(evidence).ends_with(r#""failed":true,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#));
-        let (reason, _) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(false));
+        let (reason, _) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Refused));
         assert!(reason.contains("refused to give its claim up") && reason.ends_with("Cause: HTTP 500"), "{reason}");
-        let (reason, evidence) = unreadable_span(SPAN, "gather its messages", &released(true));
+        let (reason, evidence) =
+            failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Failed("timed out after 5 ms".into())));
+        assert!(reason.contains("giving its claim up failed (timed out after 5 ms)"), "{reason}");
+        assert!(json(evidence).ends_with(r#""claimGivenUp":false}"#));
+        let (reason, evidence) = unreadable_span(SPAN, "gather its messages", &released(GiveUp::Done));
         assert!(reason.contains("is given up") && reason.ends_with("to the store"), "{reason}");
         assert!(json(evidence)
             .ends_with(r#""summarizerCalled":false,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#));

@@ -105,8 +105,9 @@ function withConstructorTrap(promise) {
  * id, ttl checked against `options.storeNow`, default 1000): 'ok', 'taken'
  * (a live claim by someone else answers every first claim), 'reject' (it
  * rejects with ECONNREFUSED), 'bad' (it resolves to a string), 'keep' (a
- * give-up, any write with a version expected, rejects) or 'slow' (each
- * write happens and answers `options.claimDelayMs` later). Every
+ * give-up, any write with a version expected, is not applied), 'hangGiveUp' (a
+ * give-up never answers) or 'slow' (each write happens and answers
+ * `options.claimDelayMs` later). Every
  * conditional write is logged in `conditionalWrites`.
  */
 export class Harness {
@@ -155,7 +156,8 @@ export class Harness {
     const mode = this.options.claims;
     if (mode === 'reject') throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
     if (mode === 'bad') return 'OK';
-    if (mode === 'keep' && expectedVersion !== 0) throw new Error('READONLY You can\'t write against a read only replica.');
+    if (mode === 'keep' && expectedVersion !== 0) return { applied: false, currentVersion: 7 };
+    if (mode === 'hangGiveUp' && expectedVersion !== 0) return new Promise(() => {});
     if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, this.options.claimDelayMs));
     if (mode === 'taken' && expectedVersion === 0) return { applied: false, currentVersion: 1 };
     const now = this.options.storeNow ?? 1000;

@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { turnMessages } from '../../scripts/demo/conversation.mjs';
 import { startWorker } from '../../scripts/demo/fleet.mjs';
 import { IDENTITY, openStore } from '../../scripts/demo/setup.mjs';
-import { isClaimEntry, isSummaryEntry, messageEntry } from '../../scripts/lib/memory-pipeline.mjs';
+import { identityKey, isClaimEntry, isSummaryEntry, messageEntry } from '../../scripts/lib/memory-pipeline.mjs';
+import { createClient } from 'redis';
 import { answer, spanOf, startStub } from './lib/openai-stub.mjs';
 import { startRedis } from '../../scripts/lib/redis-server.mjs';
 import { runNode } from '../../scripts/lib/run-node.mjs';
@@ -268,11 +269,16 @@ test('redis: a server killed and restarted mid-turn: claims time out, recall is 
     }
     assert.equal(stub.requests.length - from, 0, 'no call was paid without a claim');
     // The claims that timed out landed when the server came back, and were given up behind them.
-    const store = await openStore(options);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
     try {
-      assert.equal(await store.get(IDENTITY, 'msg-summary-claim-1-9'), undefined, 'no live claim holds the span');
+      const text = await raw.hGet(`footprint-summarize:memory:${identityKey(IDENTITY)}`, 'msg-summary-claim-1-9');
+      assert.ok(text, 'a claim made during the outage landed once the server was back');
+      const claim = JSON.parse(text);
+      assert.ok(claim.ttl <= Date.now(), `and was given up behind it (ttl ${claim.ttl}, now ${Date.now()})`);
+      assert.ok(claim.ttl < claim.metadata.summaryClaim.claimedAtMs + claim.metadata.summaryClaim.leaseMs, 'before its lease ended');
     } finally {
-      await store.close();
+      await raw.close();
     }
     // The next turn folds, once for the fleet.
     const turn13 = await play(workers, 13);
