@@ -96,7 +96,8 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
     number(SUMMARIZE_CALL, &config.max_summaries(), "maxSummaries")?.map(max_summaries_option).transpose()?;
     number(SUMMARIZE_CALL, &config.trigger_min_chars(), "triggerMinChars")?.map(trigger_chars_option).transpose()?;
     number(SUMMARIZE_CALL, &config.ttl_ms(), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?;
-    number(SUMMARIZE_CALL, &config.timeout_ms(), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
+    let timeout_ms =
+        number(SUMMARIZE_CALL, &config.timeout_ms(), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
     string(&config.system_prompt(), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")?;
     string(&config.strategy_id(), "strategyId", "Fix: pass a name, or omit it for 'memory-summarize'.")?;
     let tier = config.summary_tier();
@@ -123,7 +124,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
     }
     let lease = number(SUMMARIZE_CALL, &config.claim_lease_ms(), "claimLeaseMs")?;
     let claim_lease =
-        claim_lease_option(claims.as_bool() == Some(true), lease, config.timeout_ms().as_f64(), !store.is_undefined())?;
+        claim_lease_option(claims.as_bool() == Some(true), lease, timeout_ms, !store.is_undefined())?;
     function(&config.on_event(), "onEvent", "Fix: pass `(type, payload) => void`, or omit it.")?;
     function(&config.now(), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
     Ok(claim_lease)

@@ -508,7 +508,6 @@ export function newHandle(config, id, known) {
     config: copy,
     id,
     warned: false,
-    claimLeaseMs: undefined,
     claimsNoted: false,
     unknownKey: undefined,
     unknownValue: undefined,

@@ -20,7 +20,7 @@ use crate::core::config::{Shape, StageConfig, Tier};
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
     pub type StageHandle;
-    /// `{ config: { ...config }, id, warned: false, claimLeaseMs, claimsNoted: false }`, and the first key of
+    /// `{ config: { ...config }, id, warned: false, claimsNoted: false }`, and the first key of
     /// the config that `known` (a `Set`) lacks; throws what a getter of the
     /// config throws.
     #[wasm_bindgen(js_name = newHandle, catch)]
@@ -39,7 +39,8 @@ extern "C" {
     pub fn warned(this: &StageHandle) -> bool;
     #[wasm_bindgen(method, setter)]
     pub fn set_warned(this: &StageHandle, value: bool);
-    /// With `claims: true`, the lease `config.rs` worked out at build.
+    /// With `claims: true`, the lease `config.rs` worked out at build
+    /// (set only then: absent, it reads as None).
     #[wasm_bindgen(method, getter, js_name = claimLeaseMs)]
     pub fn claim_lease_ms(this: &StageHandle) -> Option<f64>;
     #[wasm_bindgen(method, setter, js_name = claimLeaseMs)]
