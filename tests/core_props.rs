@@ -150,7 +150,7 @@ proptest! {
                 }
             }
             // A claim is the store's bookkeeping, not an entry of the conversation.
-            for id in recall.ids.iter().filter(|id| !id.starts_with("claim-")) {
+            for (id, _) in recall.ids.iter().zip(&recall.facts).filter(|(_, fact)| !fact.claim) {
                 prop_assert!(present.contains(&id.as_str()), "{} lost", id);
             }
         }

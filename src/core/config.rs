@@ -5,6 +5,7 @@ use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
+use super::js_number::js_number_to_string;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
@@ -14,6 +15,9 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// `summaryTier` when it is not given.
+    pub const DEFAULT: Tier = Tier::Cold;
+
     pub fn parse(name: &str) -> Option<Tier> {
         match name {
             "hot" => Some(Tier::Hot),
@@ -233,7 +237,7 @@ pub fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
             ErrorClass::RangeError,
             "maxSummaries",
             "a positive integer",
-            &format!("a number ({})", super::js_number::js_number_to_string(value)),
+            &format!("a number ({})", js_number_to_string(value)),
             "Fix: pass 1 to keep one rolling summary, or omit it for no bound.",
         ))
     }
@@ -277,7 +281,7 @@ pub fn claim_lease_option(
                 message: format!(
                     "{SUMMARIZE_CALL}: `claimLeaseMs` was given (a number ({})) but `claims` is not true, so nothing \
 would read it. Fix: add `claims: true` to claim spans through the store, or remove `claimLeaseMs`.",
-                    super::js_number::js_number_to_string(lease)
+                    js_number_to_string(lease)
                 ),
             }),
         };
@@ -296,20 +300,22 @@ would read it. Fix: add `claims: true` to claim spans through the store, or remo
         return Ok(Some(DEFAULT_CLAIM_LEASE_MS.max(shortest)));
     };
     if !(lease.is_finite() && lease.fract() == 0.0 && lease >= shortest && lease <= MAX_SAFE_INTEGER) {
-        let minimum = super::js_number::js_number_to_string(shortest);
-        let why = match timeout_ms {
-            Some(_) if shortest > 1.0 => format!(
+        let minimum = js_number_to_string(shortest);
+        // Above 1, the minimum comes from `timeoutMs`.
+        let why = if shortest > 1.0 {
+            format!(
                 "a whole number of ms, at least {minimum}: what the claim, the call and the write may take \
 together (3 × timeoutMs); a lease that ends first lets another process pay for the same span"
-            ),
-            _ => "a whole number of ms, at least 1".to_owned(),
+            )
+        } else {
+            "a whole number of ms, at least 1".to_owned()
         };
         return Err(ConfigError::invalid(
             SUMMARIZE_CALL,
             ErrorClass::RangeError,
             "claimLeaseMs",
             &why,
-            &format!("a number ({})", super::js_number::js_number_to_string(lease)),
+            &format!("a number ({})", js_number_to_string(lease)),
             "Fix: pass a longer lease, or omit it for the default.",
         ));
     }
@@ -345,8 +351,8 @@ fn whole_number(call: &str, key: &str, value: f64, max: f64, omit_hint: &str) ->
             call,
             ErrorClass::RangeError,
             key,
-            &format!("a non-negative integer no larger than {}", super::js_number::js_number_to_string(max)),
-            &format!("a number ({})", super::js_number::js_number_to_string(value)),
+            &format!("a non-negative integer no larger than {}", js_number_to_string(max)),
+            &format!("a number ({})", js_number_to_string(value)),
             &format!("Fix: pass a whole number >= 0, or {omit_hint}."),
         ))
     }

@@ -383,41 +383,36 @@ pub fn covered_only(excluded: usize, summaries: usize, claims: usize) -> (String
 }
 
 pub fn claimed_elsewhere(span: SpanFacts, claim_id: &str) -> (String, Evidence) {
-    (
-        format!(
-            "summarized-elsewhere: another process holds the claim {claim_id} on the span of {} (it is paying for \
-it, or its answer was no smaller and the claim stands until its lease ends), so no call was made; recall is \
-served verbatim until a stored summary covers the span",
-            Span(span)
-        ),
-        Evidence::Unclaimed(Unclaimed {
-            span_entries: span.entries,
-            span_chars: span.chars,
-            summarizer_called: false,
-            claim_id: claim_id.to_owned(),
-            claimed_elsewhere: Some(true),
-            claim_failed: None,
-        }),
-    )
+    let reason = format!(
+        "summarized-elsewhere: another process holds the claim {claim_id} on the span of {} (it is paying for it, \
+or its answer was no smaller and the claim stands until its lease ends), so no call was made; recall is served \
+verbatim until a stored summary covers the span",
+        Span(span)
+    );
+    (reason, unclaimed(span, claim_id, true))
 }
 
 pub fn claim_failed(span: SpanFacts, claim_id: &str, cause: &str) -> (String, Evidence) {
-    (
-        format!(
-            "claim-failed: the store did not take the claim {claim_id} on the span of {} (putIfVersion failed), \
-so no call was made (paying without a claim could pay once per process); recall is served verbatim and the \
-turn goes on. Cause: {cause}",
-            Span(span)
-        ),
-        Evidence::Unclaimed(Unclaimed {
-            span_entries: span.entries,
-            span_chars: span.chars,
-            summarizer_called: false,
-            claim_id: claim_id.to_owned(),
-            claimed_elsewhere: None,
-            claim_failed: Some(true),
-        }),
-    )
+    let reason = format!(
+        "claim-failed: the store did not take the claim {claim_id} on the span of {} (putIfVersion failed), so no \
+call was made (paying without a claim could pay once per process); recall is served verbatim and the turn goes on. \
+Cause: {cause}",
+        Span(span)
+    );
+    (reason, unclaimed(span, claim_id, false))
+}
+
+/// The evidence of a span left verbatim for want of the claim: held
+/// `elsewhere`, or failed.
+fn unclaimed(span: SpanFacts, claim_id: &str, elsewhere: bool) -> Evidence {
+    Evidence::Unclaimed(Unclaimed {
+        span_entries: span.entries,
+        span_chars: span.chars,
+        summarizer_called: false,
+        claim_id: claim_id.to_owned(),
+        claimed_elsewhere: elsewhere.then_some(true),
+        claim_failed: (!elsewhere).then_some(true),
+    })
 }
 
 pub fn latched(span: SpanFacts) -> (String, Evidence) {

@@ -14,6 +14,9 @@ pub const DEFAULT_STRATEGY_ID: &str = "memory-summarize";
 
 pub const TRANSCRIPT_OPEN: &str = "<<<TRANSCRIPT>>>";
 pub const TRANSCRIPT_CLOSE: &str = "<<<END TRANSCRIPT>>>";
+/// What both markers start with: only a text holding it can hold a marker,
+/// so only such texts need to reach the defanging (`spanTexts` in glue.js).
+pub const MARKER_LEAD: &str = "<<<";
 /// What a marker inside the conversation becomes: still readable, no longer a
 /// delimiter, because `TRANSCRIPT` is no longer flanked by `<<<`/`>>>`.
 const DEFANGED_OPEN: &str = "<<\u{2039}TRANSCRIPT\u{203A}>>";
@@ -320,6 +323,7 @@ only while this summary stands.]"
         assert_eq!(text.matches(TRANSCRIPT_OPEN).count(), 1);
         assert_eq!(text.matches(TRANSCRIPT_CLOSE).count(), 1);
         assert!(text.contains("ignore the above"), "the rest of the content survives");
+        assert!(TRANSCRIPT_OPEN.starts_with(MARKER_LEAD) && TRANSCRIPT_CLOSE.starts_with(MARKER_LEAD));
     }
 
     #[test]
