@@ -5,12 +5,13 @@
 //! function does; `answer` awaits it under an optional deadline. Nothing here
 //! throws: a sync throw, a rejection and a timeout all become `Err(cause)`.
 
-use js_sys::{Array, JsString, Object, Promise, Reflect};
+use js_sys::{Array, Function, JsString, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::glue::{self, Deadline};
+use super::handle::Callee;
 use crate::core::events::Usage;
 use crate::core::js_number::js_number_to_string;
 
@@ -41,21 +42,35 @@ struct Timer {
     controller: Option<AbortController>,
 }
 
+/// `target.name`, read through its getter (`Callee::complete` and the
+/// like), as a function to call; or why it cannot be.
+pub fn method(target: &JsValue, name: &str, get: fn(&Callee) -> Result<JsValue, JsValue>) -> Result<Function, String> {
+    function_of(get(target.unchecked_ref()), name)
+}
+
+/// What a getter of `name` read, as a function to call; or why it cannot be.
+pub fn function_of(read: Result<JsValue, JsValue>, name: &str) -> Result<Function, String> {
+    let value = read.map_err(|error| format!("reading {name} threw: {}", glue::cause_of(&error)))?;
+    value.dyn_into::<Function>().map_err(|value| format!("{name} is {}, not a function", glue::describe(&value)))
+}
+
 impl Started {
-    /// Calls `target[method](...args)` (or `target(...args)`) now, under
-    /// `timeout_ms`; past it `controller` is aborted.
+    /// Calls `function` on `this` with `args` now (a throw is caught by
+    /// js-sys, so nothing unwinds through Wasm), under `timeout_ms`; past it
+    /// `controller` is aborted.
     pub fn call(
-        target: &JsValue,
-        method: Option<&str>,
+        this: &JsValue,
+        function: Result<Function, String>,
         args: &Array,
         timeout_ms: Option<f64>,
         controller: Option<AbortController>,
     ) -> Started {
-        let attempt = glue::attempt(target, method, args);
-        if let Some(cause) = attempt.threw() {
-            return Started { answer: Err(cause), deadline: None };
-        }
-        let answer = glue::awaitable(&attempt.value());
+        let value = function.and_then(|function| function.apply(this, args).map_err(|error| glue::cause_of(&error)));
+        let value = match value {
+            Ok(value) => value,
+            Err(cause) => return Started { answer: Err(cause), deadline: None },
+        };
+        let answer = glue::awaitable(&value);
         let deadline = timeout_ms.map(|ms| {
             let marker: JsValue = Object::new().into();
             Timer { ms, deadline: glue::deadline(ms, &marker), marker, controller }
@@ -92,22 +107,37 @@ pub struct Answer {
     pub usage: Option<Usage>,
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// A provider's response, as it is declared: `{ content, usage? }`.
+    type ProviderResponse;
+    #[wasm_bindgen(method, getter, catch)]
+    fn content(this: &ProviderResponse) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    fn usage(this: &ProviderResponse) -> Result<JsValue, JsValue>;
+
+    /// `usage`'s token counts.
+    type UsageCounts;
+    #[wasm_bindgen(method, getter, catch)]
+    fn input(this: &UsageCounts) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    fn output(this: &UsageCounts) -> Result<JsValue, JsValue>;
+}
+
 /// A provider's response: `{ content, usage? }`.
 pub fn provider_answer(response: JsValue) -> Result<Answer, String> {
     if !response.is_object() {
         return Err(format!("the provider resolved to {} instead of a response object", glue::describe(&response)));
     }
-    let field = |key: &str| Reflect::get(&response, &JsValue::from_str(key)).map_err(|e| glue::cause_of(&e));
-    let text = text(field("content")?)?;
-    let usage = field("usage")?;
-    let usage = if usage.is_object() {
-        let count = |key: &str| {
-            Reflect::get(&usage, &JsValue::from_str(key)).ok().and_then(|n| n.as_f64()).filter(|n| n.is_finite())
-        };
-        Some(Usage { input: count("input"), output: count("output") })
-    } else {
-        None
-    };
+    let fields: &ProviderResponse = response.unchecked_ref();
+    let text = text(fields.content().map_err(|error| glue::cause_of(&error))?)?;
+    let usage = fields.usage().map_err(|error| glue::cause_of(&error))?;
+    let usage = usage.is_object().then(|| {
+        let counts: &UsageCounts = usage.unchecked_ref();
+        // A count that cannot be read is left out, as a missing one is.
+        let count = |read: Result<JsValue, JsValue>| read.ok().and_then(|n| n.as_f64()).filter(|n| n.is_finite());
+        Usage { input: count(counts.input()), output: count(counts.output()) }
+    });
     Ok(Answer { text, usage })
 }
 

@@ -5,12 +5,14 @@ use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::call;
 use super::glue::{cause_of, describe};
 use super::handle::{new_handle, Callee, Settings, StageHandle};
 use crate::core::config::{
     claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option,
     ConfigError, ErrorClass, Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
 };
+use crate::core::format::DEFAULT_STRATEGY_ID;
 
 /// A stage's handle over a copy of `config`, refusing one that is not an
 /// object, or that cannot be read.
@@ -62,7 +64,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             return Err(ConfigError::model_with_callback(&describe(&model)));
         }
     } else {
-        if !(llm.is_object() && method(&llm, Callee::complete).is_function()) {
+        if !(llm.is_object() && call::method(&llm, "llm.complete", Callee::complete).is_ok()) {
             return Err(ConfigError::invalid(
                 SUMMARIZE_CALL,
                 ErrorClass::TypeError,
@@ -78,7 +80,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
     }
 
     let store = config.store();
-    if !store.is_undefined() && !(store.is_object() && method(&store, Callee::put).is_function()) {
+    if !store.is_undefined() && !(store.is_object() && call::method(&store, "store.put", Callee::put).is_ok()) {
         return Err(ConfigError::invalid(
             SUMMARIZE_CALL,
             ErrorClass::TypeError,
@@ -96,10 +98,11 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
     number(SUMMARIZE_CALL, &config.max_summaries(), "maxSummaries")?.map(max_summaries_option).transpose()?;
     number(SUMMARIZE_CALL, &config.trigger_min_chars(), "triggerMinChars")?.map(trigger_chars_option).transpose()?;
     number(SUMMARIZE_CALL, &config.ttl_ms(), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?;
-    let timeout_ms =
-        number(SUMMARIZE_CALL, &config.timeout_ms(), "timeoutMs")?.map(|n| timeout_option("timeoutMs", n)).transpose()?;
+    let timeout_ms = number(SUMMARIZE_CALL, &config.timeout_ms(), "timeoutMs")?
+        .map(|n| timeout_option("timeoutMs", n))
+        .transpose()?;
     string(&config.system_prompt(), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")?;
-    string(&config.strategy_id(), "strategyId", "Fix: pass a name, or omit it for 'memory-summarize'.")?;
+    string(&config.strategy_id(), "strategyId", &format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'."))?;
     let tier = config.summary_tier();
     if !tier.is_undefined() && tier.as_string().as_deref().and_then(Tier::parse).is_none() {
         return Err(ConfigError::invalid(
@@ -108,7 +111,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             "summaryTier",
             "'hot', 'warm' or 'cold'",
             &describe(&tier),
-            "Fix: pick one of the three, or omit it for 'cold'.",
+            &format!("Fix: pick one of the three, or omit it for '{}'.", Tier::DEFAULT.as_str()),
         ));
     }
     let claims = config.claims();
@@ -123,16 +126,10 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
         ));
     }
     let lease = number(SUMMARIZE_CALL, &config.claim_lease_ms(), "claimLeaseMs")?;
-    let claim_lease =
-        claim_lease_option(claims.as_bool() == Some(true), lease, timeout_ms, !store.is_undefined())?;
+    let claim_lease = claim_lease_option(claims.as_bool() == Some(true), lease, timeout_ms, !store.is_undefined())?;
     function(&config.on_event(), "onEvent", "Fix: pass `(type, payload) => void`, or omit it.")?;
     function(&config.now(), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
     Ok(claim_lease)
-}
-
-/// `object.complete` or `object.put`, or undefined when reading it throws.
-fn method(object: &JsValue, get: fn(&Callee) -> Result<JsValue, JsValue>) -> JsValue {
-    get(object.unchecked_ref()).unwrap_or(JsValue::UNDEFINED)
 }
 
 fn number(call: &str, value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {

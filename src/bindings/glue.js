@@ -102,12 +102,16 @@ const RECALL_EXPECTED = 'an array of memory entries, or undefined';
 let scratch = new Float64Array(0);
 let filling = false;
 
+/** How many facts `recallRead` keeps per entry: its typed-array fields below. */
+const FACTS_PER_ENTRY = 7;
+
 /** One recall as read: see `RecallRead` in src/bindings/glue.rs. */
 function recallRead(snapshot) {
   const n = snapshot.length;
+  const size = FACTS_PER_ENTRY * n;
   let facts = scratch;
-  if (filling) facts = new Float64Array(7 * n);
-  else if (scratch.length < 7 * n) facts = scratch = new Float64Array(Math.max(7 * n, 2 * scratch.length));
+  if (filling) facts = new Float64Array(size);
+  else if (scratch.length < size) facts = scratch = new Float64Array(Math.max(size, 2 * scratch.length));
   return {
     snapshot,
     identity: undefined,
@@ -124,9 +128,10 @@ function recallRead(snapshot) {
   };
 }
 
-function rejected(index, field, found, expected, snapshot = []) {
-  const read = recallRead(snapshot);
-  read.invalid = { index, field, found, expected };
+/** A recall that could not be read at all (`loaded` itself): empty, with the spot. */
+function rejected(index, field, found, expected) {
+  const read = recallRead([]);
+  invalidAt(read, index, field, found, expected);
   return read;
 }
 
@@ -286,13 +291,14 @@ export function pickIds(ids, indices) {
  * The span's roles and contents for the transcript (SPEC §5): `texts` holds
  * role, content, role, … (a role is undefined when absent; content is empty
  * when absent), `absentRoles[k]` is 1 where entry k has no role, and the
- * texts that hold `<<<` (only those can hold a marker the core defangs) are
+ * texts that hold `markerLead` (the core's `MARKER_LEAD`: only those can
+ * hold a marker the core defangs) are
  * sent whole: `marked` joined, at `markedAt`, each `markedLengths` long.
  * Every other text stays here and is spliced in by `assembleTranscript`:
  * copying a span's text into Wasm and back cost more than the rest of a
  * provider fold. Undefined when an entry can no longer be read.
  */
-export function spanTexts(snapshot, span) {
+export function spanTexts(snapshot, span, markerLead) {
   try {
     const texts = new Array(2 * span.length);
     const absentRoles = new Uint8Array(span.length);
@@ -307,7 +313,7 @@ export function spanTexts(snapshot, span) {
       texts[2 * k + 1] = typeof value.content === 'string' ? value.content : '';
       for (const at of [2 * k, 2 * k + 1]) {
         const text = texts[at];
-        if (text !== undefined && text.includes('<<<')) {
+        if (text !== undefined && text.includes(markerLead)) {
           markedAt.push(at);
           markedLengths.push(text.length);
           marked += text;
@@ -440,16 +446,6 @@ function keyPart(part) {
  */
 export async function awaitable(value) {
   return await value;
-}
-
-/** `self[method](...args)`'s result, or `{ threw }` when it throws (so no exception unwinds through Wasm). */
-export function attempt(self, method, args) {
-  try {
-    const fn = method === undefined ? self : self[method];
-    return { value: fn.apply(method === undefined ? undefined : self, args) };
-  } catch (error) {
-    return { threw: causeOf(error) };
-  }
 }
 
 /** scope.$emit (this = scope), then onEvent. An observer that throws is ignored. */

@@ -59,16 +59,6 @@ extern "C" {
     #[wasm_bindgen(js_name = readRecall)]
     pub fn read_recall(loaded: &JsValue) -> RecallRead;
 
-    /// `target[method](...args)`, or `target(...args)` without a method,
-    /// caught: `{ value }` or `{ threw }`.
-    pub type Attempt;
-    pub fn attempt(target: &JsValue, method: Option<&str>, args: &Array) -> Attempt;
-    #[wasm_bindgen(method, getter)]
-    pub fn value(this: &Attempt) -> JsValue;
-    /// The cause, when the call threw.
-    #[wasm_bindgen(method, getter)]
-    pub fn threw(this: &Attempt) -> Option<String>;
-
     /// A deadline's promise and the function that clears it.
     pub type Deadline;
     pub fn deadline(ms: f64, marker: &JsValue) -> Deadline;
@@ -93,7 +83,7 @@ extern "C" {
     /// cross to be defanged.
     pub type SpanTexts;
     #[wasm_bindgen(js_name = spanTexts)]
-    pub fn span_texts(snapshot: &Array, span: &[u32]) -> Option<SpanTexts>;
+    pub fn span_texts(snapshot: &Array, span: &[u32], marker_lead: &js_sys::JsString) -> Option<SpanTexts>;
     #[wasm_bindgen(method, getter)]
     pub fn texts(this: &SpanTexts) -> Array;
     #[wasm_bindgen(method, getter, js_name = absentRoles)]

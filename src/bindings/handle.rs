@@ -39,12 +39,12 @@ extern "C" {
     pub fn warned(this: &StageHandle) -> bool;
     #[wasm_bindgen(method, setter)]
     pub fn set_warned(this: &StageHandle, value: bool);
-    /// With `claims: true`, the lease `config.rs` worked out at build
-    /// (set only then: absent, it reads as None).
-    #[wasm_bindgen(method, getter, js_name = claimLeaseMs)]
-    pub fn claim_lease_ms(this: &StageHandle) -> Option<f64>;
-    #[wasm_bindgen(method, setter, js_name = claimLeaseMs)]
-    pub fn set_claim_lease_ms(this: &StageHandle, value: Option<f64>);
+    /// With `claims: true`, the lease `config.rs` worked out at build from
+    /// `claimLeaseMs` and `timeoutMs` (set only then: absent, it reads as None).
+    #[wasm_bindgen(method, getter, js_name = leaseMs)]
+    pub fn lease_ms(this: &StageHandle) -> Option<f64>;
+    #[wasm_bindgen(method, setter, js_name = leaseMs)]
+    pub fn set_lease_ms(this: &StageHandle, value: f64);
     /// Set once an event has said that the store cannot take claims.
     #[wasm_bindgen(method, getter, js_name = claimsNoted)]
     pub fn claims_noted(this: &StageHandle) -> bool;
@@ -140,7 +140,7 @@ impl Settings {
     }
 
     pub fn tier(&self) -> Tier {
-        self.summary_tier().as_string().as_deref().and_then(Tier::parse).unwrap_or(Tier::Cold)
+        self.summary_tier().as_string().as_deref().and_then(Tier::parse).unwrap_or(Tier::DEFAULT)
     }
 
     pub fn clock(&self) -> Option<Function> {

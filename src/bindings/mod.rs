@@ -48,11 +48,11 @@ thread_local! {
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     let id = NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0));
     let handle = config::handle_for(&config, id).map_err(config::to_js_error)?;
-    let claim_lease_ms = config::check(&handle.config()).map_err(config::to_js_error)?;
+    let lease_ms = config::check(&handle.config()).map_err(config::to_js_error)?;
     config::check_keys(&handle).map_err(config::to_js_error)?;
     // Only a stage with claims on carries a lease (one crossing fewer per build otherwise).
-    if claim_lease_ms.is_some() {
-        handle.set_claim_lease_ms(claim_lease_ms);
+    if let Some(lease_ms) = lease_ms {
+        handle.set_lease_ms(lease_ms);
     }
     Ok(RUN.with(|run| FOLD.with(|fold| glue::make_stage(&handle, run, fold))))
 }

@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 use crate::core::config::Tier;
 use crate::core::events::Evidence;
 use crate::core::format::{
-    rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT, EVENT_TYPE, STRATEGY_KIND,
+    rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT, EVENT_TYPE, MARKER_LEAD, STRATEGY_KIND,
 };
 
 /// The fixed strings every fold or event carries, and the config's string
@@ -28,6 +28,7 @@ pub struct Fixed {
     pub default_strategy_id: JsString,
     /// A claim's content: it holds no text.
     pub empty: JsString,
+    pub marker_lead: JsString,
     tiers: [JsString; 3],
 }
 
@@ -47,6 +48,7 @@ thread_local! {
         rolling_prompt: rolling_system_prompt().as_str().into(),
         default_strategy_id: DEFAULT_STRATEGY_ID.into(),
         empty: "".into(),
+        marker_lead: MARKER_LEAD.into(),
         tiers: [Tier::Hot, Tier::Warm, Tier::Cold].map(|tier| tier.as_str().into()),
     };
 }

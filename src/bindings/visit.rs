@@ -20,7 +20,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::call::{self, AbortController, Answer, Started};
 use super::flight::{self, Flight, FlightOutcome, SpanSource};
 use super::glue::{self, RecallRead};
-use super::handle::{Settings, StageHandle};
+use super::handle::{Callee, Settings, StageHandle};
 use super::latches;
 use super::output::SummaryEntry;
 use super::output::{self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source};
@@ -28,7 +28,7 @@ use crate::core::config::claim_version;
 use crate::core::config::StageConfig;
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
-use crate::core::format::{summary_entry_id, transcript, LineText, TranscriptLine};
+use crate::core::format::{transcript, LineText, TranscriptLine};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
@@ -84,7 +84,7 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     let snapshot = read.snapshot();
     let settings = stage.config();
     let mut config = settings.core_config();
-    config.claim_lease_ms = stage.claim_lease_ms();
+    config.claim_lease_ms = stage.lease_ms();
     let mut visit = Visit { stage, settings, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
     if let Some(spot) = read.invalid() {
         let outcome = visit.invalid_input(InvalidSpot {
@@ -246,10 +246,7 @@ impl Visit {
             Err(Unreadable(what)) => {
                 let outcome = FlightOutcome::Unreadable { what };
                 end_flight(flight.clone(), &outcome);
-                let claim = match held {
-                    Some(held) => self.give_up(candidate, held).await,
-                    None => ClaimState::Silent,
-                };
+                let claim = self.give_up_or(candidate, held, || ClaimState::Silent).await;
                 Err(self.deliver(self.settle(candidate, outcome, Caller::Leader, &claim)))
             }
         }
@@ -259,23 +256,18 @@ impl Visit {
     /// live claim is there", so of all the runs over a span, one holds it.
     async fn claim(&self, candidate: &Candidate, now: f64, lease_ms: f64) -> ClaimAnswer {
         let store = self.settings.store();
-        match store.unchecked_ref::<super::handle::Callee>().put_if_version() {
-            Ok(method) if method.is_function() => {}
+        // Undefined means a store without claims; anything else that is not a function is a broken one.
+        let put_if_version = match store.unchecked_ref::<Callee>().put_if_version() {
             Ok(method) if method.is_undefined() => return ClaimAnswer::Unsupported,
-            Ok(method) => {
-                let cause = format!("store.putIfVersion is {}, not a function", glue::describe(&method));
-                return ClaimAnswer::Failed { cause, attempted: None };
-            }
-            Err(error) => {
-                let cause = format!("reading store.putIfVersion threw: {}", glue::cause_of(&error));
-                return ClaimAnswer::Failed { cause, attempted: None };
-            }
-        }
+            read => match call::function_of(read, "store.putIfVersion") {
+                Ok(method) => method,
+                Err(cause) => return ClaimAnswer::Failed { cause, attempted: None },
+            },
+        };
         let version = claim_version(now, js_sys::Math::random());
         let held = HeldClaim { id: candidate.claim_id(), version, claimed_at: now, lease_ms };
         let entry = self.claim_entry(candidate, &held, now + lease_ms);
-        let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(0.0));
-        let answer = Started::call(&store, Some("putIfVersion"), &args, self.config.timeout_ms, None).answer().await;
+        let answer = self.put_if_version(Ok(put_if_version), &entry, 0.0).answer().await;
         match answer.and_then(call::conditional_write_answer) {
             Ok(written) if written.applied => {
                 ClaimAnswer::Held(HeldClaim { version: written.current_version.unwrap_or(held.version), ..held })
@@ -288,7 +280,16 @@ impl Visit {
     /// Gives a claim up at once (its call failed, no call could be made, or
     /// its summary could not be written), so the next turn can claim the
     /// span again. Waiting runs have gone on already: this is the run's own.
-    async fn give_up(&self, candidate: &Candidate, held: HeldClaim) -> ClaimState {
+    /// Without a claim, what the event says is `otherwise()`.
+    async fn give_up_or(
+        &self,
+        candidate: &Candidate,
+        held: Option<HeldClaim>,
+        otherwise: impl FnOnce() -> ClaimState,
+    ) -> ClaimState {
+        let Some(held) = held else {
+            return otherwise();
+        };
         let answer = self.start_give_up(candidate, &held).answer().await;
         let given_up = match answer.and_then(call::conditional_write_answer) {
             Ok(written) if written.applied => GiveUp::Done,
@@ -305,8 +306,14 @@ impl Visit {
         let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
         let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..*held };
         let entry = self.claim_entry(candidate, &released, now + 1.0);
-        let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(held.version));
-        Started::call(&self.settings.store(), Some("putIfVersion"), &args, self.config.timeout_ms, None)
+        let method = call::method(&self.settings.store(), "store.putIfVersion", Callee::put_if_version);
+        self.put_if_version(method, &entry, held.version)
+    }
+
+    /// Starts `store.putIfVersion(identity, entry, expected_version)`, under `timeoutMs`.
+    fn put_if_version(&self, method: Result<Function, String>, entry: &JsValue, expected_version: f64) -> Started {
+        let args = Array::of3(&self.identity, entry, &JsValue::from_f64(expected_version));
+        Started::call(&self.settings.store(), method, &args, self.config.timeout_ms, None)
     }
 
     /// What an event says of a run that made its call without a claim: once
@@ -347,10 +354,7 @@ impl Visit {
             Err(cause) => {
                 let outcome = self.failed(cause);
                 end_flight(flight, &outcome);
-                let claim = match held {
-                    Some(held) => self.give_up(&candidate, held).await,
-                    None => self.unclaimed(),
-                };
+                let claim = self.give_up_or(&candidate, held, || self.unclaimed()).await;
                 return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
             }
         };
@@ -398,10 +402,7 @@ impl Visit {
             Err(cause) => {
                 self.warn_once(|| warning::store_refused(&self.strategy_id(), &cause));
                 // No summary for the fleet to load: let the next turn pay for it.
-                let claim = match held {
-                    Some(held) => self.give_up(&candidate, held).await,
-                    None => claim,
-                };
+                let claim = self.give_up_or(&candidate, held, || claim).await;
                 (WriteBack::Failed(cause), claim)
             }
         };
@@ -485,7 +486,14 @@ impl Visit {
                     signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
                 };
                 let request = Array::of1(&output::to_js(&request));
-                Started::call(&settings.llm(), Some("complete"), &request, timeout_ms, controller)
+                let llm = settings.llm();
+                Started::call(
+                    &llm,
+                    call::method(&llm, "llm.complete", Callee::complete),
+                    &request,
+                    timeout_ms,
+                    controller,
+                )
             }
             None => {
                 let messages = glue::span_values(&self.snapshot, span).ok_or(Unreadable("gather its messages"))?;
@@ -494,7 +502,9 @@ impl Visit {
                     content: settings.instruction(self.config.max_summaries.is_some()),
                 };
                 messages.unshift(&output::to_js(&instruction));
-                Started::call(&settings.llm(), None, &Array::of1(&messages), timeout_ms, None)
+                // The config check made sure a callback `llm` is a function.
+                let callback = settings.llm().dyn_into::<Function>().map_err(|_| "llm is not a function".to_owned());
+                Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
             }
         })
     }
@@ -503,7 +513,7 @@ impl Visit {
     /// longer be read. The core lays it out; texts that cannot hold a marker
     /// stay in JS and are spliced in there (see `spanTexts` in glue.js).
     fn transcript(&self, span: &[u32]) -> Option<JsString> {
-        let read = glue::span_texts(&self.snapshot, span)?;
+        let read = glue::span_texts(&self.snapshot, span, &output::fixed(|f| f.marker_lead.clone()))?;
         let absent_roles = read.absent_roles();
         let marked_at = read.marked_at();
         let marked = StringTable::from_utf16_lengths(read.marked(), &read.marked_lengths()).ok()?;
@@ -569,7 +579,7 @@ impl Visit {
         let content = JsString::from(label).concat(text);
         let first = self.snapshot.get(span[0]);
         let entry = SummaryEntry {
-            id: &summary_entry_id(facts.from_turn, facts.to_turn),
+            id: &candidate.summary_id(),
             value: Message { role: output::fixed(|f| f.system.clone()), content },
             metadata: Metadata {
                 summarizes: Coverage {
@@ -602,7 +612,8 @@ impl Visit {
     /// `await store.put(scope.identity, entry)`, under `timeoutMs` when set.
     async fn put(&self, store: &JsValue, entry: &JsValue) -> Result<(), String> {
         let args = Array::of2(&self.identity, entry);
-        Started::call(store, Some("put"), &args, self.config.timeout_ms, None).answer().await.map(drop)
+        let put = call::method(store, "store.put", Callee::put);
+        Started::call(store, put, &args, self.config.timeout_ms, None).answer().await.map(drop)
     }
 
     fn failed(&self, cause: String) -> FlightOutcome {
