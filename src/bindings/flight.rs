@@ -1,6 +1,6 @@
 //! Single flight: concurrent runs of one stage over the same (identity, span)
-//! share one summarizer call. The first run leads; the others wait on the
-//! flight's promise, then read the shared outcome.
+//! share one summarizer call. The first run leads; the others' futures wait
+//! for its outcome (woken through std's `Waker`, no JS promise between).
 //!
 //! A flight exists only while its call and write are in the air: the
 //! registry is one list for the module, keyed by stage id and the span's
@@ -14,7 +14,9 @@
 use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
-use js_sys::{Array, Function, JsString, Promise};
+use std::task::{Poll, Waker};
+
+use js_sys::{Array, JsString};
 use wasm_bindgen::JsValue;
 
 use super::glue;
@@ -74,9 +76,9 @@ pub struct Flight {
     stage_id: f64,
     source: SpanSource,
     outcome: RefCell<Option<FlightOutcome>>,
-    /// Made when the first follower arrives: most flights have none.
-    /// The promise waiting runs await, and the function that resolves it.
-    waiters: RefCell<Option<(Promise, Option<Function>)>>,
+    /// The waiting runs' futures, woken when the outcome is published (most
+    /// flights have none).
+    waiters: RefCell<Vec<Waker>>,
 }
 
 thread_local! {
@@ -94,7 +96,7 @@ pub fn find(stage_id: f64, source: &SpanSource) -> Option<Rc<Flight>> {
 
 /// Registers the leader's flight.
 pub fn start(stage_id: f64, source: SpanSource) -> Rc<Flight> {
-    let flight = Rc::new(Flight { stage_id, source, outcome: RefCell::new(None), waiters: RefCell::new(None) });
+    let flight = Rc::new(Flight { stage_id, source, outcome: RefCell::new(None), waiters: RefCell::new(Vec::new()) });
     FLIGHTS.with_borrow_mut(|flights| flights.push(flight.clone()));
     flight
 }
@@ -104,24 +106,25 @@ impl Flight {
         &self.source
     }
 
-    /// Resolves once the leader has an outcome; then `outcome` is set.
-    pub fn wait(&self) -> Promise {
-        let mut waiters = self.waiters.borrow_mut();
-        let (promise, _) = waiters.get_or_insert_with(|| {
-            // The executor runs inside `Promise::new`, so `resolve` is set on return.
-            let mut resolve = None;
-            let promise = Promise::new(&mut |settle, _| resolve = Some(settle));
-            (promise, resolve)
-        });
-        promise.clone()
+    /// The leader's outcome, once it is published. Each poll borrows only
+    /// for its own check, so nothing is borrowed across the wait.
+    pub async fn outcome(&self) -> FlightOutcome {
+        std::future::poll_fn(|cx| match self.published() {
+            Some(outcome) => Poll::Ready(outcome),
+            None => {
+                self.waiters.borrow_mut().push(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await
     }
 
     /// Publishes the outcome: waiting runs go on, and later ones settle from it.
     pub fn publish(&self, outcome: FlightOutcome) {
         *self.outcome.borrow_mut() = Some(outcome);
-        let waiters = self.waiters.borrow_mut().take();
-        if let Some((_, Some(resolve))) = waiters {
-            let _ = resolve.call0(&JsValue::UNDEFINED);
+        let waiters = std::mem::take(&mut *self.waiters.borrow_mut());
+        for waiter in waiters {
+            waiter.wake();
         }
     }
 

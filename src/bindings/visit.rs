@@ -418,14 +418,8 @@ impl Visit {
             let settled = self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent);
             return Promise::resolve(&self.deliver(settled));
         }
-        // Taken now: the leader may publish before this run's future first runs.
-        let published = flight.wait();
         future_to_promise(async move {
-            // The flight's promise only ever resolves, once the outcome is published.
-            let _ = wasm_bindgen_futures::JsFuture::from(published).await;
-            let outcome = flight.published().unwrap_or_else(|| FlightOutcome::Failed {
-                cause: "the run making the call ended without an outcome".to_owned(),
-            });
+            let outcome = flight.outcome().await;
             Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent)))
         })
     }
