@@ -26,10 +26,10 @@ import { parseArgs } from 'node:util';
 
 import { openRedisStore } from './lib/redis-store.mjs';
 import { startRedis } from './lib/redis-server.mjs';
-import { runNode } from './lib/run-node.mjs';
+import { messageEntry } from './lib/memory-pipeline.mjs';
+import { jsonRecords, runDemoCli } from './lib/run-node.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'scripts/demo/cli.mjs');
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
@@ -43,7 +43,7 @@ const concurrency = Number(values.concurrency);
 const folds = Number(values.folds ?? (values.quick ? 40 : 400));
 
 async function demo(args) {
-  const { code, stdout, stderr } = await runNode(CLI, args);
+  const { code, stdout, stderr } = await runDemoCli(args);
   if (code !== 0) throw new Error(`demo ${args.join(' ')} exited ${code}: ${stderr}`);
   return stdout;
 }
@@ -55,7 +55,7 @@ async function paidPerSpan(redis) {
   for (const processes of [1, 4, 16]) {
     for (const claims of [true, false]) {
       const args = ['--reset', '--json', '--redis', redis.url, '--turns', String(turns), '--processes', String(processes), '--concurrency', String(concurrency)];
-      const records = (await demo(claims ? args : [...args, '--no-claims'])).trim().split('\n').map((line) => JSON.parse(line)).filter((r) => r.runs);
+      const records = jsonRecords(await demo(claims ? args : [...args, '--no-claims']));
       const last = records.at(-1);
       const spans = Object.keys(last.summaryWritesSoFar).length;
       const writes = Object.values(last.summaryWritesSoFar).reduce((a, b) => a + b, 0);
@@ -68,19 +68,13 @@ async function paidPerSpan(redis) {
 
 /** One conversation of 12 turns, 2 messages a turn, ~200 chars each: a fold of turns 1–10. */
 function conversation(conversationId) {
-  const entries = [];
-  for (let turn = 1; turn <= 12; turn += 1) {
-    for (const index of [0, 1]) {
-      const at = turn * 10 + index;
-      entries.push({
-        id: `msg-${turn}-${index}`,
-        value: { role: index ? 'assistant' : 'user', content: `Turn ${turn}: order #NW-${48000 + turn} ships on May ${turn}. `.repeat(4) },
-        version: 1, createdAt: at, updatedAt: at, lastAccessedAt: at, accessCount: 0,
-        source: { turn, identity: { conversationId } },
-      });
-    }
-  }
-  return entries;
+  const identity = { conversationId };
+  return Array.from({ length: 24 }, (_, k) => {
+    const turn = Math.floor(k / 2) + 1;
+    const content = `Turn ${turn}: order #NW-${48000 + turn} ships on May ${turn}. `.repeat(4);
+    const message = { role: k % 2 ? 'assistant' : 'user', content };
+    return messageEntry({ turn, index: k % 2, message, identity, at: turn * 10 + (k % 2) });
+  });
 }
 
 async function claimCost(redis) {

@@ -13,24 +13,22 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { createMonotonicClock, pickWithinBudget, runMemoryTurn } from '../lib/memory-pipeline.mjs';
+import { pickWithinBudget, runMemoryTurn } from '../lib/memory-pipeline.mjs';
 import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
 import { runFleet } from './fleet.mjs';
 import {
   IDENTITY,
+  PACKAGE_ENTRY,
   SETTINGS,
   contentChars,
-  countedSummarizer,
-  demoPipeline,
+  buildDemo,
   openStore,
   readTurn,
   resetStore,
-  stageConfig,
   storeDescription,
 } from './setup.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const PACKAGE_ENTRY = resolve(REPO_ROOT, 'pkg/dist/index.mjs');
 const DEFAULT_DB = 'target/demo/conversation.db'; // relative to the repository
 const PLAYGROUND_LINE = 'Open the playground: node scripts/serve-www.mjs  →  http://127.0.0.1:8787/www/';
 
@@ -163,7 +161,8 @@ function parseOptions(argv) {
     redisUrl: values.redis,
     processes: values.processes === undefined ? undefined : positiveInteger('--processes', values.processes),
     concurrency: positiveInteger('--concurrency', values.concurrency ?? '1'),
-    claims: !(values['no-claims'] ?? false),
+    // Claims are for a fleet: on with --processes unless --no-claims.
+    claims: values.processes !== undefined && !(values['no-claims'] ?? false),
     leaseMs: values['lease-ms'] === undefined ? undefined : positiveInteger('--lease-ms', values['lease-ms']),
     maxSummaries: values['max-summaries'] === undefined ? undefined : positiveInteger('--max-summaries', values['max-summaries']),
     json: values.json ?? false,
@@ -346,15 +345,9 @@ async function main(argv) {
     const firstTurn = (before.lastTurn ?? 0) + 1;
     const lastTurn = firstTurn + options.turns - 1;
 
-    // Every stamp (messages, summaries) comes from one clock that never goes
-    // back, and starts after everything already in the file, so recency order
-    // holds across runs even if the wall clock moved backwards in between.
-    const clock = createMonotonicClock(() => Math.max(Date.now(), (before.newestUpdatedAt ?? 0) + 1));
-    const summarizer = countedSummarizer(options, pkg);
-    const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, claims: false }));
-    const pipeline = await demoPipeline({ store, stage, clock });
+    const { summarizer, pipeline } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt });
 
-    say('footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on SQLite');
+    say(`footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on ${options.redisUrl === undefined ? 'SQLite' : 'Redis'}`);
     say(`  summarizer  ${summarizer.description}`);
     say(`  database    ${storeDescription(options)}`);
     say(

@@ -13,19 +13,19 @@
 //   { type: 'stop' }
 // Messages out:
 //   { type: 'ready', pid }
-//   { type: 'calling', turn, pid }  the summarizer was called (a paid call starts)
-//   { type: 'loaded', turn, pid }   a run held after its load (`holdAfterLoad`):
+//   { type: 'calling', turn }  the summarizer was called (a paid call starts)
+//   { type: 'loaded', turn }   a run held after its load (`holdAfterLoad`):
 //       the coordinator releases them once every run of the fleet has
 //       loaded, so no replica reads another's writes of the same turn; a
 //       test can act there, e.g. stop the store
-//   { type: 'done', turn, pid, runs, paid, started, summaryWrites }
+//   { type: 'done', turn, runs, paid, summaryWrites }  paid and summaryWrites: this process's so far
 //   { type: 'failed', message }
 
 import { pathToFileURL } from 'node:url';
 
-import { createMonotonicClock, isSummaryEntry, runMemoryTurn } from '../lib/memory-pipeline.mjs';
+import { isSummaryEntry, runMemoryTurn } from '../lib/memory-pipeline.mjs';
 import { turnMessages } from './conversation.mjs';
-import { IDENTITY, contentChars, countedSummarizer, demoPipeline, openStore, readTurn, stageConfig } from './setup.mjs';
+import { IDENTITY, buildDemo, contentChars, openStore, readTurn } from './setup.mjs';
 
 let worker;
 
@@ -69,22 +69,22 @@ async function startWorker({ options, newestUpdatedAt, packageEntry }) {
       await shared.put(identity, entry);
       if (isSummaryEntry(entry)) summaryWrites[entry.id] = (summaryWrites[entry.id] ?? 0) + 1;
     },
-    putIfVersion: shared.putIfVersion,
     async listRecent(identity, limit) {
       const recent = await shared.listRecent(identity, limit);
       if (holding) {
-        process.send({ type: 'loaded', turn: currentTurn, pid: process.pid });
+        process.send({ type: 'loaded', turn: currentTurn });
         await new Promise((resolve) => waiting.push(resolve));
       }
       return recent;
     },
   };
-  const clock = createMonotonicClock(() => Math.max(Date.now(), (newestUpdatedAt ?? 0) + 1));
-  const summarizer = countedSummarizer(options, pkg, {
-    onCall: () => process.send({ type: 'calling', turn: currentTurn, pid: process.pid }),
+  const { summarizer, pipeline } = await buildDemo({
+    options,
+    pkg,
+    store,
+    newestUpdatedAt,
+    onCall: () => process.send({ type: 'calling', turn: currentTurn }),
   });
-  const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, claims: options.claims }));
-  const pipeline = await demoPipeline({ store, stage, clock });
 
   return {
     async play(turn, replay, holdAfterLoad) {
@@ -102,8 +102,7 @@ async function startWorker({ options, newestUpdatedAt, packageEntry }) {
           };
         }),
       );
-      const { paid, started } = summarizer.counts;
-      return { type: 'done', turn, pid: process.pid, runs, paid, started, summaryWrites: { ...summaryWrites } };
+      return { type: 'done', turn, runs, paid: summarizer.counts.paid, summaryWrites: { ...summaryWrites } };
     },
     go() {
       for (const resolve of waiting.splice(0)) resolve();

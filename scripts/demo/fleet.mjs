@@ -7,19 +7,17 @@
 // default here) each span is claimed through the store's `putIfVersion`
 // and paid once by the fleet; `--no-claims` shows what it costs without.
 //
-// Prints a line a turn (or, with --json, one record a turn on stdout, and
-// `{ "event": "calling", ... }` records when a process starts a paid call),
-// then paid calls per process and in total, and summary writes per span.
+// Prints a line a turn (or, with --json, one record a turn on stdout), then
+// paid calls per process and in total, and summary writes per span.
 
 import { fork } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { IDENTITY, openStore, resetStore, storeDescription } from './setup.mjs';
+import { IDENTITY, PACKAGE_ENTRY, openStore, resetStore, storeDescription } from './setup.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WORKER = resolve(HERE, 'fleet-worker.mjs');
-const PACKAGE_ENTRY = resolve(HERE, '../../pkg/dist/index.mjs');
 
 /** Forks one worker and resolves once it is ready; `exited` resolves when it ends. */
 export async function startWorker(index, options, newestUpdatedAt) {
@@ -94,14 +92,43 @@ function releaseOnceAllLoaded(workers, runs) {
   return { stop: () => workers.forEach((worker, k) => worker.listeners.delete(listeners[k])) };
 }
 
-/** Summary writes by summary id, over every process (`summaryWrites` is keyed `process:id`). */
-function writesPerSpan(summaryWrites) {
+/** Summary writes by summary id, over every process (each `done` carries its process's counts so far). */
+function writesPerSpan(workers) {
   const writes = {};
-  for (const [key, count] of Object.entries(summaryWrites)) {
-    const id = key.slice(key.indexOf(':') + 1);
-    writes[id] = (writes[id] ?? 0) + count;
+  for (const worker of workers) {
+    for (const [id, count] of Object.entries(worker.summaryWrites ?? {})) writes[id] = (writes[id] ?? 0) + count;
   }
   return writes;
+}
+
+/**
+ * Plays `turn` on every live worker and resolves to their `done` messages (a
+ * worker that exits meanwhile gives none). `replay`: the turn's messages are
+ * not written (a retried request); `holdAfterLoad`: each run waits after its
+ * load for `go` (see `releaseOnceAllLoaded`). Each worker keeps its latest
+ * paid count and summary writes.
+ */
+export async function playTurn(workers, turn, { replay = false, holdAfterLoad = false } = {}) {
+  const live = workers.filter((worker) => worker.alive);
+  const done = await Promise.all(
+    live.map(async (worker) => {
+      const reply = worker.next('done');
+      worker.child.send({ type: 'turn', turn, replay, holdAfterLoad });
+      const message = await reply;
+      if (message !== undefined) {
+        worker.paid = message.paid;
+        worker.summaryWrites = message.summaryWrites;
+      }
+      return message && { ...message, process: worker.index };
+    }),
+  );
+  return done.filter(Boolean);
+}
+
+/** Stops every live worker and waits for all of them to exit. */
+export async function stopWorkers(workers) {
+  for (const worker of workers.filter((w) => w.alive && w.child.connected)) worker.child.send({ type: 'stop' });
+  await Promise.all(workers.map((worker) => worker.exited));
 }
 
 export async function runFleet(options) {
@@ -120,9 +147,6 @@ export async function runFleet(options) {
   for (const worker of workers) {
     worker.paid = 0;
     worker.listeners.add((message) => {
-      if (message.type === 'calling' && options.json) {
-        out(JSON.stringify({ event: 'calling', process: worker.index, pid: worker.pid, turn: message.turn }));
-      }
       if (message.type === 'exit' && message.signal !== null) {
         process.stderr.write(`fleet: process ${worker.index} (pid ${worker.pid}) was killed (${message.signal}); the fleet goes on without it\n`);
       }
@@ -133,33 +157,18 @@ export async function runFleet(options) {
   say(`  playing     turns ${firstTurn}–${lastTurn}`);
   say('');
 
-  const summaryWrites = {};
   let paidSoFar = 0;
   try {
     for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
-      const live = workers.filter((worker) => worker.alive);
-      if (live.length === 0) throw new Error('every fleet process has exited');
-      const released = releaseOnceAllLoaded(live, options.concurrency);
-      const done = await Promise.all(
-        live.map((worker) => {
-          const reply = worker.next('done');
-          worker.child.send({ type: 'turn', turn, holdAfterLoad: true });
-          return reply.then((message) => ({ worker, message }));
-        }),
-      );
-      released.stop();
-      const runs = [];
-      for (const { worker, message } of done) {
-        if (message === undefined) continue;
-        worker.paid = message.paid;
-        for (const [id, count] of Object.entries(message.summaryWrites)) summaryWrites[`${worker.index}:${id}`] = count;
-        runs.push(...message.runs.map((run) => ({ ...run, process: worker.index })));
-      }
+      if (!workers.some((worker) => worker.alive)) throw new Error('every fleet process has exited');
+      const released = releaseOnceAllLoaded(workers.filter((worker) => worker.alive), options.concurrency);
+      const done = await playTurn(workers, turn, { holdAfterLoad: true }).finally(released.stop);
+      const runs = done.flatMap((message) => message.runs.map((run) => ({ ...run, process: message.process })));
       const paidNow = workers.reduce((sum, worker) => sum + worker.paid, 0);
-      const writes = writesPerSpan(summaryWrites);
+      const writes = writesPerSpan(workers);
       const record = {
         turn,
-        processes: done.filter(({ message }) => message !== undefined).length,
+        processes: done.length,
         paidThisTurn: paidNow - paidSoFar,
         paidCallsSoFar: paidNow,
         paidByProcess: workers.map((worker) => worker.paid),
@@ -176,11 +185,10 @@ export async function runFleet(options) {
       }
     }
   } finally {
-    for (const worker of workers.filter((w) => w.alive)) worker.child.send({ type: 'stop' });
-    await Promise.all(workers.map((worker) => worker.exited));
+    await stopWorkers(workers);
   }
 
-  const writes = writesPerSpan(summaryWrites);
+  const writes = writesPerSpan(workers);
   const spans = Object.keys(writes).length;
   say('');
   say(`  paid calls per process  ${workers.map((worker) => worker.paid).join(', ')}`);

@@ -3,11 +3,16 @@
 // summarizer, the store, and how a turn's result is read.
 
 import { rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-import { STRATEGY_EVENT, createMemoryPipeline, isSummaryEntry } from '../lib/memory-pipeline.mjs';
+import { STRATEGY_EVENT, createMemoryPipeline, createMonotonicClock, isSummaryEntry } from '../lib/memory-pipeline.mjs';
 import { openRedisStore } from '../lib/redis-store.mjs';
 import { openAiCompatibleProvider } from '../../www/openai-provider.js';
 import { openSqliteStore } from './sqlite-store.mjs';
+
+/** The built package the demo runs (bash scripts/demo.sh builds it when missing or stale). */
+export const PACKAGE_ENTRY = resolve(dirname(fileURLToPath(import.meta.url)), '../../pkg/dist/index.mjs');
 
 export const IDENTITY = Object.freeze({
   tenant: 'northwind-home',
@@ -102,8 +107,29 @@ export async function openStore(options) {
   return options.redisUrl === undefined ? openSqliteStore(options.dbPath) : openRedisStore(options.redisUrl);
 }
 
+/**
+ * The demo's summarizer, stage and pipeline over `store`, for one run or one
+ * fleet process. Every stamp (messages, summaries) comes from one clock that
+ * never goes back and starts after everything already stored
+ * (`newestUpdatedAt`), so recency order holds across runs even if the wall
+ * clock moved backwards in between. `onCall` runs when the summarizer is called.
+ */
+export async function buildDemo({ options, pkg, store, newestUpdatedAt, onCall }) {
+  const clock = createMonotonicClock(() => Math.max(Date.now(), (newestUpdatedAt ?? 0) + 1));
+  const summarizer = countedSummarizer(options, pkg, { onCall });
+  const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock }));
+  const pipeline = await createMemoryPipeline({
+    store,
+    summarizeStage: stage,
+    loadLimit: SETTINGS.loadLimit,
+    budgetChars: SETTINGS.budgetChars,
+    clock,
+  });
+  return { summarizer, pipeline };
+}
+
 /** The stage's config over `store` (the summarizer's own keys come from `countedSummarizer`). */
-export function stageConfig({ options, summarizer, store, clock, claims }) {
+function stageConfig({ options, summarizer, store, clock }) {
   return {
     ...summarizer.stageConfig,
     store,
@@ -112,20 +138,9 @@ export function stageConfig({ options, summarizer, store, clock, claims }) {
     minFoldEntries: SETTINGS.minFoldEntries,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.maxSummaries === undefined ? {} : { maxSummaries: options.maxSummaries }),
-    ...(claims ? { claims: true, ...(options.leaseMs === undefined ? {} : { claimLeaseMs: options.leaseMs }) } : {}),
+    ...(options.claims ? { claims: true, ...(options.leaseMs === undefined ? {} : { claimLeaseMs: options.leaseMs }) } : {}),
     now: clock,
   };
-}
-
-/** The demo's pipeline (LoadRecent → `stage` → PickByBudget → Format → WriteTurn) over `store`. */
-export function demoPipeline({ store, stage, clock }) {
-  return createMemoryPipeline({
-    store,
-    summarizeStage: stage,
-    loadLimit: SETTINGS.loadLimit,
-    budgetChars: SETTINGS.budgetChars,
-    clock,
-  });
 }
 
 /** Empties the store the options name (`--reset`): the SQLite file, or this identity on Redis. */

@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-import { identityKey, isClaimEntry, isSummaryEntry } from '../lib/memory-pipeline.mjs';
+import { assertEntry, assertExpectedVersion, identityKey, isClaimEntry, isSummaryEntry } from '../lib/memory-pipeline.mjs';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS memory_entries (
@@ -105,11 +105,6 @@ export function openSqliteStore(path) {
       ORDER BY updated_at DESC, id DESC LIMIT @limit`),
   };
 
-  const checked = (method, entry) => {
-    if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {
-      throw new TypeError(`store.${method} needs an entry with a string id; got ${JSON.stringify(entry)}`);
-    }
-  };
   const rowOf = (identity, entry) => {
     const turn = entry.source?.turn;
     return {
@@ -133,15 +128,13 @@ export function openSqliteStore(path) {
     path,
 
     async put(identity, entry) {
-      checked('put', entry);
+      assertEntry('put', entry);
       statements.upsert.run(rowOf(identity, entry));
     },
 
     async putIfVersion(identity, entry, expectedVersion) {
-      checked('putIfVersion', entry);
-      if (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0) {
-        throw new RangeError(`store.putIfVersion needs expectedVersion >= 0 (0: absent or expired); got ${expectedVersion}`);
-      }
+      assertEntry('putIfVersion', entry);
+      assertExpectedVersion(expectedVersion);
       const params = rowOf(identity, entry);
       const { changes } =
         expectedVersion === 0

@@ -93,9 +93,7 @@ export function createMemoryStore() {
     putLog,
     async put(identity, entry) {
       calls.put += 1;
-      if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {
-        throw new TypeError(`store.put needs an entry with a string id; got ${JSON.stringify(entry)}`);
-      }
+      assertEntry('put', entry);
       const { key, entries } = entriesOf(identity);
       // structuredClone also refuses a Proxy or a function inside the entry,
       // which no real store could persist either.
@@ -150,6 +148,20 @@ function contentChars(entry) {
   return typeof content === 'string' ? content.length : 0;
 }
 
+/** Throws unless `entry` is an object with a string id, what every store's `method` needs. */
+export function assertEntry(method, entry) {
+  if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {
+    throw new TypeError(`store.${method} needs an entry with a string id; got ${JSON.stringify(entry)}`);
+  }
+}
+
+/** Throws unless `expectedVersion` is what `putIfVersion` takes: a safe integer >= 0 (0: absent or expired). */
+export function assertExpectedVersion(expectedVersion) {
+  if (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0) {
+    throw new RangeError(`store.putIfVersion needs expectedVersion >= 0 (0: absent or expired); got ${expectedVersion}`);
+  }
+}
+
 /**
  * A fleet's claim on a span (footprint-summarize's `claims: true`): store
  * bookkeeping, never a message. The summarize stage leaves claims out of
@@ -157,7 +169,7 @@ function contentChars(entry) {
  */
 export function isClaimEntry(entry) {
   const claim = entry?.metadata?.summaryClaim;
-  return typeof claim === 'object' && claim !== null;
+  return typeof claim === 'object' && claim !== null && !isSummaryEntry(entry);
 }
 
 /**

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 
 async function freePort() {
@@ -32,7 +33,7 @@ async function ready(port, deadline) {
     });
     if (answered) return;
     if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start within its deadline`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 

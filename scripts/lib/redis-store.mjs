@@ -19,7 +19,14 @@
 
 import { createClient, defineScript } from 'redis';
 
-import { compareNewestFirst, identityKey, isClaimEntry as isClaim, isSummaryEntry } from './memory-pipeline.mjs';
+import {
+  assertEntry,
+  assertExpectedVersion,
+  compareNewestFirst,
+  identityKey,
+  isClaimEntry as isClaim,
+  isSummaryEntry,
+} from './memory-pipeline.mjs';
 
 /** KEYS[1] the identity's hash; ARGV: id, entry JSON, expected version, the entry's version. */
 const PUT_IF_VERSION_SCRIPT = `
@@ -54,7 +61,8 @@ const putIfVersion = defineScript({
   transformReply: undefined,
 });
 
-const hashKey = (identity) => `footprint-summarize:memory:${identityKey(identity)}`;
+/** The Redis key of an identity's hash. */
+export const hashKey = (identity) => `footprint-summarize:memory:${identityKey(identity)}`;
 
 const isLive = (entry, now) => !(typeof entry.ttl === 'number' && entry.ttl <= now);
 
@@ -83,19 +91,13 @@ export async function openRedisStore(url, { connectTimeoutMs = 2000 } = {}) {
     url,
 
     async put(identity, entry) {
-      if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {
-        throw new TypeError(`store.put needs an entry with a string id; got ${JSON.stringify(entry)}`);
-      }
+      assertEntry('put', entry);
       await client.hSet(hashKey(identity), entry.id, JSON.stringify(entry));
     },
 
     async putIfVersion(identity, entry, expectedVersion) {
-      if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {
-        throw new TypeError(`store.putIfVersion needs an entry with a string id; got ${JSON.stringify(entry)}`);
-      }
-      if (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0) {
-        throw new RangeError(`store.putIfVersion needs expectedVersion >= 0 (0: absent or expired); got ${expectedVersion}`);
-      }
+      assertEntry('putIfVersion', entry);
+      assertExpectedVersion(expectedVersion);
       const [applied, currentVersion] = await client.putIfVersion(
         hashKey(identity),
         entry.id,
@@ -141,7 +143,7 @@ export async function openRedisStore(url, { connectTimeoutMs = 2000 } = {}) {
       const stamps = all.map((entry) => entry.updatedAt).filter(Number.isFinite);
       return {
         originals: originals.length,
-        summaries: all.length - originals.length - all.filter(isClaim).length,
+        summaries: all.filter(isSummaryEntry).length,
         lastTurn: turns.length ? Math.max(...turns) : null,
         newestUpdatedAt: stamps.length ? Math.max(...stamps) : null,
       };

@@ -1,7 +1,13 @@
 // Runs a Node.js script as a child process to completion and hands back what
 // it printed: how the tests and the fleet benchmark drive the demo CLI.
+// (`execFile` would cap what it collects at its `maxBuffer`; a fleet's JSON
+// records run to megabytes.)
 
 import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DEMO_CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../demo/cli.mjs');
 
 /** Never rejects on a non-zero exit: `{ code, signal, stdout, stderr }` for the caller to judge. */
 export function runNode(script, args, { env = process.env } = {}) {
@@ -15,3 +21,17 @@ export function runNode(script, args, { env = process.env } = {}) {
     child.on('close', (code, signal) => resolveRun({ code, signal, stdout, stderr }));
   });
 }
+
+/**
+ * The demo CLI with `args`, with `extraEnv` added; the default key variable
+ * (`OPENAI_API_KEY`) never leaks in from the machine, so a stub server
+ * never receives a real key.
+ */
+export function runDemoCli(args, extraEnv = {}) {
+  const env = { ...process.env, ...extraEnv };
+  delete env.OPENAI_API_KEY;
+  return runNode(DEMO_CLI, args, { env });
+}
+
+/** `--json` output: one record a line. */
+export const jsonRecords = (stdout) => stdout.trimEnd().split('\n').map((line) => JSON.parse(line));

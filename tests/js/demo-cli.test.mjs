@@ -18,11 +18,10 @@ import Database from 'better-sqlite3';
 import { turnMessages } from '../../scripts/demo/conversation.mjs';
 import { openSqliteStore } from '../../scripts/demo/sqlite-store.mjs';
 import { messageEntryId, selectRecent } from '../../scripts/lib/memory-pipeline.mjs';
-import { runNode } from '../../scripts/lib/run-node.mjs';
+import { jsonRecords, runDemoCli } from '../../scripts/lib/run-node.mjs';
 import { startStub } from './lib/openai-stub.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(REPO_ROOT, 'scripts/demo/cli.mjs');
 // The CLI's fixed LoadRecent limit (its --help states it); the verbatim
 // baseline of turn t is the min(48, 2·(t−1)) newest original messages.
 const LOAD_LIMIT = 48;
@@ -36,11 +35,7 @@ let dbCounter = 0;
 const freshDbPath = () => join(scratch, `run-${(dbCounter += 1)}`, 'conversation.db');
 
 /** Runs the CLI to completion; never rejects on a non-zero exit (tests assert the code). */
-function runCli(args, extraEnv = {}) {
-  const env = { ...process.env, ...extraEnv };
-  delete env.OPENAI_API_KEY; // the default key variable must not leak in from the machine
-  return runNode(CLI, args, { env });
-}
+const runCli = runDemoCli;
 
 async function runOk(args, extraEnv) {
   const result = await runCli(args, extraEnv);
@@ -48,7 +43,6 @@ async function runOk(args, extraEnv) {
   return result;
 }
 
-const jsonRecords = (stdout) => stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
 const parseNumber = (text) => Number(text.replaceAll(',', ''));
 
 /** `label  value` rows of the closing table, as a Map. */

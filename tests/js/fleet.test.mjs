@@ -8,21 +8,20 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { turnMessages } from '../../scripts/demo/conversation.mjs';
-import { startWorker } from '../../scripts/demo/fleet.mjs';
-import { IDENTITY, openStore } from '../../scripts/demo/setup.mjs';
-import { identityKey, isClaimEntry, isSummaryEntry, messageEntry } from '../../scripts/lib/memory-pipeline.mjs';
+import { playTurn, startWorker, stopWorkers } from '../../scripts/demo/fleet.mjs';
+import { IDENTITY, openStore, resetStore } from '../../scripts/demo/setup.mjs';
+import { isClaimEntry, isSummaryEntry, messageEntry } from '../../scripts/lib/memory-pipeline.mjs';
+import { hashKey } from '../../scripts/lib/redis-store.mjs';
 import { createClient } from 'redis';
 import { answer, spanOf, startStub } from './lib/openai-stub.mjs';
 import { startRedis } from '../../scripts/lib/redis-server.mjs';
-import { runNode } from '../../scripts/lib/run-node.mjs';
+import { jsonRecords, runDemoCli as runCli } from '../../scripts/lib/run-node.mjs';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(REPO_ROOT, 'scripts/demo/cli.mjs');
 const scratch = mkdtempSync(join(tmpdir(), 'fps-fleet-'));
 let redis;
 let stub;
@@ -46,7 +45,7 @@ const storeOptions = (kind) =>
   kind === 'redis' ? { redisUrl: redis.url } : { dbPath: join(scratch, `fleet-${(runCounter += 1)}.db`) };
 const storeArgs = (options) => (options.redisUrl ? ['--redis', options.redisUrl] : ['--db', options.dbPath]);
 
-const runCli = (args) => runNode(CLI, args);
+
 
 const openAiArgs = () => ['--llm', 'openai', '--base-url', stub.baseUrl, '--model', 'stub-mini', '--timeout-ms', '5000'];
 
@@ -85,7 +84,7 @@ for (const kind of ['redis', 'sqlite']) {
       '--reset', '--json', '--turns', String(turns), '--processes', '8', '--concurrency', '4', ...storeArgs(options), ...openAiArgs(),
     ]);
     assert.equal(result.code, 0, result.stderr);
-    const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((record) => record.turn !== undefined && record.runs);
+    const records = jsonRecords(result.stdout);
     assert.equal(records.length, turns);
     const last = records.at(-1);
     const calls = callsBySpan(from);
@@ -126,9 +125,9 @@ test('sqlite: --no-claims pays for each span once per process (what claims save)
 
 /** A store holding turns 1..`turns` of the demo conversation and nothing else, stamped as the demo does. */
 async function writeTurns(options, turns) {
+  await resetStore(options);
   const store = await openStore(options);
   try {
-    if (options.redisUrl) await store.clear(IDENTITY);
     let at = Date.now() - 60_000;
     for (let turn = 1; turn <= turns; turn += 1) {
       for (const [index, message] of turnMessages(turn).entries()) {
@@ -153,25 +152,6 @@ const workerOptions = (store, more) => ({
 
 async function startFleet(count, options) {
   return Promise.all(Array.from({ length: count }, (_, index) => startWorker(index, options, Date.now())));
-}
-
-async function stopFleet(workers) {
-  for (const worker of workers.filter((w) => w.alive)) worker.child.send({ type: 'stop' });
-  await Promise.all(workers.map((worker) => worker.exited));
-}
-
-/** Plays `turn` on every live worker; resolves to their `done` messages. */
-async function play(workers, turn, { replay = false, holdAfterLoad = false } = {}) {
-  const live = workers.filter((worker) => worker.alive);
-  return (
-    await Promise.all(
-      live.map((worker) => {
-        const done = worker.next('done');
-        worker.child.send({ type: 'turn', turn, replay, holdAfterLoad });
-        return done;
-      }),
-    )
-  ).filter(Boolean);
 }
 
 const eventsOf = (dones) => dones.flatMap((done) => done.runs.flatMap((run) => run.events));
@@ -210,7 +190,7 @@ for (const kind of ['redis', 'sqlite']) {
     });
     try {
       // A retried request: the same recall on every process, so the same span.
-      const first = await play(workers, 12, { replay: true });
+      const first = await playTurn(workers, 12, { replay: true });
       const leader = await killed;
       await leader.exited;
       assert.equal(leader.exit.signal, 'SIGKILL');
@@ -219,8 +199,8 @@ for (const kind of ['redis', 'sqlite']) {
       // Retried every 100 ms: verbatim while the dead leader's lease holds, then one pays.
       const events = [];
       while (secondCallAt === undefined) {
-        events.push(...eventsOf(await play(workers, 12, { replay: true })));
-        await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+        events.push(...eventsOf(await playTurn(workers, 12, { replay: true })));
+        await sleep(100);
         assert.ok(Date.now() - firstCallAt < 20_000, 'the span is paid again within its lease and a bit');
       }
       const calls = callsBySpan(from);
@@ -228,7 +208,7 @@ for (const kind of ['redis', 'sqlite']) {
       assert.ok(secondCallAt - firstCallAt >= leaseMs - 100, `paid again ${secondCallAt - firstCallAt} ms after the first call, the lease is ${leaseMs}`);
       assert.ok(events.some((event) => event.reason.startsWith('summarized-elsewhere')), 'retries inside the lease made no call');
       // Afterwards every retry loads the summary.
-      const later = await play(workers, 12, { replay: true });
+      const later = await playTurn(workers, 12, { replay: true });
       assert.equal(stub.requests.length - from, 2, 'no further call');
       assert.ok(later.every((done) => done.runs.every((run) => /^msg-summary-\d/.test(run.recallIds[0]))), 'recall starts with the summary');
       const writes = later.reduce((sum, done) => sum + Object.values(done.summaryWrites).reduce((a, b) => a + b, 0), 0);
@@ -236,7 +216,7 @@ for (const kind of ['redis', 'sqlite']) {
       const { summaries } = assertNoEntryLost(await readStore(options), 11);
       assert.equal(summaries.length, 1);
     } finally {
-      await stopFleet(workers);
+      await stopWorkers(workers);
     }
   });
 }
@@ -251,12 +231,12 @@ test('redis: a server killed and restarted mid-turn: claims time out, recall is 
   try {
     // Every process has loaded turn 12's recall; then the server dies.
     const loaded = workers.map((worker) => worker.next('loaded'));
-    const dones = play(workers, 12, { holdAfterLoad: true });
+    const dones = playTurn(workers, 12, { holdAfterLoad: true });
     await Promise.all(loaded);
     await redis.kill();
     for (const worker of workers) worker.child.send({ type: 'go' });
     // The claims wait for the server past the stage's deadline; then it comes back.
-    await new Promise((resolveWait) => setTimeout(resolveWait, timeoutMs + 700));
+    await sleep(timeoutMs + 700);
     await redis.start();
     const turn12 = await dones;
     assert.equal(turn12.length, 4, 'every process finished the turn');
@@ -272,7 +252,7 @@ test('redis: a server killed and restarted mid-turn: claims time out, recall is 
     const raw = createClient({ url: redis.url });
     await raw.connect();
     try {
-      const text = await raw.hGet(`footprint-summarize:memory:${identityKey(IDENTITY)}`, 'msg-summary-claim-1-9');
+      const text = await raw.hGet(hashKey(IDENTITY), 'msg-summary-claim-1-9');
       assert.ok(text, 'a claim made during the outage landed once the server was back');
       const claim = JSON.parse(text);
       assert.ok(claim.ttl <= Date.now(), `and was given up behind it (ttl ${claim.ttl}, now ${Date.now()})`);
@@ -281,13 +261,13 @@ test('redis: a server killed and restarted mid-turn: claims time out, recall is 
       await raw.close();
     }
     // The next turn folds, once for the fleet.
-    const turn13 = await play(workers, 13);
+    const turn13 = await playTurn(workers, 13);
     const folded = eventsOf(turn13).filter((event) => event.reason.startsWith('folded') && event.evidence.summarizerCalled);
     assert.equal(folded.length, 1, 'one process paid');
     assert.equal(stub.requests.length - from, 1);
     const { summaries } = assertNoEntryLost(await readStore(options), 13);
     assert.equal(summaries.length, 1);
   } finally {
-    await stopFleet(workers);
+    await stopWorkers(workers);
   }
 });
