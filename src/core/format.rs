@@ -91,13 +91,12 @@ impl NumberedText {
 
     /// `utf16_len(&self.render(numbers))`, without writing the fixed text.
     pub fn utf16_len(&self, numbers: &[f64]) -> usize {
-        let mut number = String::with_capacity(24);
+        // ryu-js writes JavaScript's number text into a stack buffer: no allocation.
+        let mut number = ryu_js::Buffer::new();
         let mut written = 0;
         for &n in numbers.iter().take(self.pieces.len().saturating_sub(1)) {
-            number.clear();
-            push_js_number(&mut number, n);
             // A number's text is ASCII: its bytes are its UTF-16 units.
-            written += number.len();
+            written += number.format(n).len();
         }
         self.fixed_units + written
     }
@@ -175,7 +174,7 @@ pub struct Transcript {
 /// transcript holds exactly one opening and one closing marker.
 pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> Transcript {
     let mut plan = Plan { text: String::from(TRANSCRIPT_OPEN), units: utf16_len(TRANSCRIPT_OPEN), splices: Vec::new() };
-    let mut number = String::new();
+    let mut number = ryu_js::Buffer::new();
     for (index, line) in lines.into_iter().enumerate() {
         plan.push("\n");
         match line.role {
@@ -184,9 +183,7 @@ pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> Tr
         }
         if let Some(turn) = line.turn {
             plan.push(" (turn ");
-            number.clear();
-            push_js_number(&mut number, turn);
-            plan.push(&number);
+            plan.push(number.format(turn));
             plan.push(")");
         }
         plan.push(": ");
