@@ -101,8 +101,12 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
     let timeout_ms = number(SUMMARIZE_CALL, &config.timeout_ms(), "timeoutMs")?
         .map(|n| timeout_option("timeoutMs", n))
         .transpose()?;
-    string(&config.system_prompt(), "systemPrompt", "Fix: pass the instruction text, or omit it for the default.")?;
-    string(&config.strategy_id(), "strategyId", &format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'."))?;
+    string(&config.system_prompt(), "systemPrompt", || {
+        "Fix: pass the instruction text, or omit it for the default.".to_owned()
+    })?;
+    string(&config.strategy_id(), "strategyId", || {
+        format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'.")
+    })?;
     let tier = config.summary_tier();
     if !tier.is_undefined() && tier.as_string().as_deref().and_then(Tier::parse).is_none() {
         return Err(ConfigError::invalid(
@@ -153,11 +157,12 @@ pub fn count(call: &str, value: &JsValue, key: &str, default: usize) -> Result<u
     number(call, value, key)?.map_or(Ok(default), |n| count_option(call, key, n, default))
 }
 
-fn string(value: &JsValue, key: &str, fix: &str) -> Result<(), ConfigError> {
+/// `fix` is written only for a refusal: a stage is built per request.
+fn string(value: &JsValue, key: &str, fix: impl FnOnce() -> String) -> Result<(), ConfigError> {
     if value.is_undefined() || value.is_string() {
         return Ok(());
     }
-    Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a string", &describe(value), fix))
+    Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a string", &describe(value), &fix()))
 }
 
 fn function(value: &JsValue, key: &str, fix: &str) -> Result<(), ConfigError> {

@@ -496,8 +496,7 @@ impl Visit {
                     content: settings.instruction(self.config.max_summaries.is_some()),
                 };
                 messages.unshift(&output::to_js(&instruction));
-                // The config check made sure a callback `llm` is a function.
-                let callback = settings.llm().dyn_into::<Function>().map_err(|_| "llm is not a function".to_owned());
+                let callback = call::function_of(Ok(settings.llm()), "llm");
                 Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
             }
         })
