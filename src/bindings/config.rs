@@ -7,10 +7,10 @@ use wasm_bindgen::JsCast;
 
 use super::call;
 use super::glue::{cause_of, describe};
-use super::handle::{new_handle, Callee, Settings, StageHandle};
+use super::handle::{new_handle, Callee, Settings, StageHandle, KNOWN};
 use crate::core::config::{
     claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option,
-    ConfigError, ErrorClass, Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
+    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, SUMMARIZE_CALL,
 };
 use crate::core::format::DEFAULT_STRATEGY_ID;
 
@@ -43,24 +43,14 @@ pub fn check_keys(handle: &StageHandle) -> Result<(), ConfigError> {
     }
 }
 
-thread_local! {
-    /// `KNOWN_KEYS` as a JS `Set`, for `newHandle`.
-    pub static KNOWN: JsValue = {
-        let set = js_sys::Set::new(&JsValue::UNDEFINED);
-        for key in KNOWN_KEYS {
-            set.add(&JsValue::from_str(key));
-        }
-        set.into()
-    };
-}
-
 /// Checks every option; resolves to the claims' lease when claims are on
 /// (worked out once, here, from `claimLeaseMs` and `timeoutMs`).
 pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
-    let llm = config.llm();
-    let model = config.model();
+    let absent = JsValue::UNDEFINED;
+    let llm = config.get(Key::Llm).unwrap_or(JsValue::UNDEFINED);
+    let model = config.get(Key::Model);
     if llm.is_function() {
-        if !model.is_undefined() {
+        if let Some(model) = model {
             return Err(ConfigError::model_with_callback(&describe(&model)));
         }
     } else {
@@ -74,65 +64,69 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
                 "Fix: pass your LLM provider with `model`, or an async function that returns the summary text.",
             ));
         }
-        if !model.dyn_ref::<JsString>().is_some_and(|model| model.length() > 0) {
-            return Err(ConfigError::model_required(&describe(&model)));
+        if !model.as_ref().and_then(|model| model.dyn_ref::<JsString>()).is_some_and(|model| model.length() > 0) {
+            return Err(ConfigError::model_required(&describe(model.as_ref().unwrap_or(&absent))));
         }
     }
 
-    let store = config.store();
-    if !store.is_undefined() && !(store.is_object() && call::method(&store, "store.put", Callee::put).is_ok()) {
-        return Err(ConfigError::invalid(
-            SUMMARIZE_CALL,
-            ErrorClass::TypeError,
-            "store",
-            "an object with a `put(identity, entry)` method",
-            &describe(&store),
-            "Fix: pass your memory store, or omit `store` to fold without writing back.",
-        ));
+    let store = config.get(Key::Store);
+    if let Some(store) = &store {
+        if !(store.is_object() && call::method(store, "store.put", Callee::put).is_ok()) {
+            return Err(ConfigError::invalid(
+                SUMMARIZE_CALL,
+                ErrorClass::TypeError,
+                "store",
+                "an object with a `put(identity, entry)` method",
+                &describe(store),
+                "Fix: pass your memory store, or omit `store` to fold without writing back.",
+            ));
+        }
     }
 
     let defaults = StageConfig::new(Shape::Callback);
-    count(SUMMARIZE_CALL, &config.trigger_min_entries(), "triggerMinEntries", defaults.trigger_min_entries)?;
-    count(SUMMARIZE_CALL, &config.preserve_recent(), "preserveRecent", defaults.preserve_recent)?;
-    count(SUMMARIZE_CALL, &config.min_fold_entries(), "minFoldEntries", defaults.min_fold_entries)?;
-    number(SUMMARIZE_CALL, &config.max_summaries(), "maxSummaries")?.map(max_summaries_option).transpose()?;
-    number(SUMMARIZE_CALL, &config.trigger_min_chars(), "triggerMinChars")?.map(trigger_chars_option).transpose()?;
-    number(SUMMARIZE_CALL, &config.ttl_ms(), "ttlMs")?.map(|n| ttl_option("ttlMs", n)).transpose()?;
-    let timeout_ms = number(SUMMARIZE_CALL, &config.timeout_ms(), "timeoutMs")?
-        .map(|n| timeout_option("timeoutMs", n))
-        .transpose()?;
-    string(&config.system_prompt(), "systemPrompt", || {
-        "Fix: pass the instruction text, or omit it for the default.".to_owned()
-    })?;
-    string(&config.strategy_id(), "strategyId", || {
-        format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'.")
-    })?;
-    let tier = config.summary_tier();
-    if !tier.is_undefined() && tier.as_string().as_deref().and_then(Tier::parse).is_none() {
-        return Err(ConfigError::invalid(
-            SUMMARIZE_CALL,
-            if tier.is_string() { ErrorClass::RangeError } else { ErrorClass::TypeError },
-            "summaryTier",
-            "'hot', 'warm' or 'cold'",
-            &describe(&tier),
-            &format!("Fix: pick one of the three, or omit it for '{}'.", Tier::DEFAULT.as_str()),
-        ));
+    let count = |key: Key, default| match config.get(key) {
+        Some(value) => count(SUMMARIZE_CALL, &value, key.name(), default).map(drop),
+        None => Ok(()),
+    };
+    count(Key::TriggerMinEntries, defaults.trigger_min_entries)?;
+    count(Key::PreserveRecent, defaults.preserve_recent)?;
+    count(Key::MinFoldEntries, defaults.min_fold_entries)?;
+    let number = |key: Key| config.get(key).map_or(Ok(None), |value| number(SUMMARIZE_CALL, &value, key.name()));
+    number(Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
+    number(Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
+    number(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
+    let timeout_ms = number(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
+    string(config, Key::SystemPrompt, || "Fix: pass the instruction text, or omit it for the default.".to_owned())?;
+    string(config, Key::StrategyId, || format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'."))?;
+    if let Some(tier) = config.get(Key::SummaryTier) {
+        if tier.as_string().as_deref().and_then(Tier::parse).is_none() {
+            return Err(ConfigError::invalid(
+                SUMMARIZE_CALL,
+                if tier.is_string() { ErrorClass::RangeError } else { ErrorClass::TypeError },
+                "summaryTier",
+                "'hot', 'warm' or 'cold'",
+                &describe(&tier),
+                &format!("Fix: pick one of the three, or omit it for '{}'.", Tier::DEFAULT.as_str()),
+            ));
+        }
     }
-    let claims = config.claims();
-    if !claims.is_undefined() && claims.as_bool().is_none() {
-        return Err(ConfigError::invalid(
-            SUMMARIZE_CALL,
-            ErrorClass::TypeError,
-            "claims",
-            "a boolean",
-            &describe(&claims),
-            "Fix: pass true to claim each span through the store before paying for it, or omit it.",
-        ));
-    }
-    let lease = number(SUMMARIZE_CALL, &config.claim_lease_ms(), "claimLeaseMs")?;
-    let claim_lease = claim_lease_option(claims.as_bool() == Some(true), lease, timeout_ms, !store.is_undefined())?;
-    function(&config.on_event(), "onEvent", "Fix: pass `(type, payload) => void`, or omit it.")?;
-    function(&config.now(), "now", "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
+    let claims = match config.get(Key::Claims) {
+        None => false,
+        Some(claims) => claims.as_bool().ok_or_else(|| {
+            ConfigError::invalid(
+                SUMMARIZE_CALL,
+                ErrorClass::TypeError,
+                "claims",
+                "a boolean",
+                &describe(&claims),
+                "Fix: pass true to claim each span through the store before paying for it, or omit it.",
+            )
+        })?,
+    };
+    let lease = number(Key::ClaimLeaseMs)?;
+    let claim_lease = claim_lease_option(claims, lease, timeout_ms, store.is_some())?;
+    function(config, Key::OnEvent, "Fix: pass `(type, payload) => void`, or omit it.")?;
+    function(config, Key::Now, "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
     Ok(claim_lease)
 }
 
@@ -158,18 +152,32 @@ pub fn count(call: &str, value: &JsValue, key: &str, default: usize) -> Result<u
 }
 
 /// `fix` is written only for a refusal: a stage is built per request.
-fn string(value: &JsValue, key: &str, fix: impl FnOnce() -> String) -> Result<(), ConfigError> {
-    if value.is_undefined() || value.is_string() {
-        return Ok(());
+fn string(config: &Settings, key: Key, fix: impl FnOnce() -> String) -> Result<(), ConfigError> {
+    match config.get(key) {
+        Some(value) if !value.is_string() => Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            key.name(),
+            "a string",
+            &describe(&value),
+            &fix(),
+        )),
+        _ => Ok(()),
     }
-    Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a string", &describe(value), &fix()))
 }
 
-fn function(value: &JsValue, key: &str, fix: &str) -> Result<(), ConfigError> {
-    if value.is_undefined() || value.is_instance_of::<Function>() {
-        return Ok(());
+fn function(config: &Settings, key: Key, fix: &str) -> Result<(), ConfigError> {
+    match config.get(key) {
+        Some(value) if !value.is_instance_of::<Function>() => Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            key.name(),
+            "a function",
+            &describe(&value),
+            fix,
+        )),
+        _ => Ok(()),
     }
-    Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key, "a function", &describe(value), fix))
 }
 
 /// The refusal as the JS error class it names.

@@ -495,13 +495,15 @@ export function deadline(ms, marker) {
 }
 
 /**
- * A stage's handle (src/bindings/handle.rs): a copy of its config, its id,
- * its warn-once flag, and the first key of the config that `known` lacks.
+ * A stage's handle (src/bindings/handle.rs): a copy of its config, which
+ * known keys it has (`known` maps each name to its bit), its id, its
+ * warn-once flag, and the first key of the config that `known` lacks.
  */
 export function newHandle(config, id, known) {
   const copy = { ...config };
   const handle = {
     config: copy,
+    present: 0,
     id,
     warned: false,
     claimsNoted: false,
@@ -509,11 +511,13 @@ export function newHandle(config, id, known) {
     unknownValue: undefined,
   };
   for (const key in copy) {
-    if (!known.has(key)) {
+    const bit = known.get(key);
+    if (bit === undefined) {
       handle.unknownKey = key;
       handle.unknownValue = copy[key];
       break;
     }
+    handle.present |= bit;
   }
   return handle;
 }

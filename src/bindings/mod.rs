@@ -48,7 +48,7 @@ thread_local! {
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     let id = NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0));
     let handle = config::handle_for(&config, id).map_err(config::to_js_error)?;
-    let lease_ms = config::check(&handle.config()).map_err(config::to_js_error)?;
+    let lease_ms = config::check(&handle.settings()).map_err(config::to_js_error)?;
     config::check_keys(&handle).map_err(config::to_js_error)?;
     // Only a stage with claims on carries a lease (one crossing fewer per build otherwise).
     if let Some(lease_ms) = lease_ms {

@@ -25,7 +25,7 @@ use super::latches;
 use super::output::SummaryEntry;
 use super::output::{self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source};
 use crate::core::config::claim_version;
-use crate::core::config::StageConfig;
+use crate::core::config::{Key, StageConfig};
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
 use crate::core::format::{transcript, LineText, TranscriptLine};
@@ -82,7 +82,7 @@ impl Outcome {
 fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target) -> Promise {
     // 1. Recall, read once by iteration (glue.js), with every entry's facts.
     let snapshot = read.snapshot();
-    let settings = stage.config();
+    let settings = stage.settings();
     let mut config = settings.core_config();
     config.claim_lease_ms = stage.lease_ms();
     let mut visit = Visit { stage, settings, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
@@ -255,7 +255,7 @@ impl Visit {
     /// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
     /// live claim is there", so of all the runs over a span, one holds it.
     async fn claim(&self, candidate: &Candidate, now: f64, lease_ms: f64) -> ClaimAnswer {
-        let store = self.settings.store();
+        let store = self.store();
         // Undefined means a store without claims; anything else that is not a function is a broken one.
         let put_if_version = match store.unchecked_ref::<Callee>().put_if_version() {
             Ok(method) if method.is_undefined() => return ClaimAnswer::Unsupported,
@@ -306,14 +306,14 @@ impl Visit {
         let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
         let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..*held };
         let entry = self.claim_entry(candidate, &released, now + 1.0);
-        let method = call::method(&self.settings.store(), "store.putIfVersion", Callee::put_if_version);
+        let method = call::method(&self.store(), "store.putIfVersion", Callee::put_if_version);
         self.put_if_version(method, &entry, held.version)
     }
 
     /// Starts `store.putIfVersion(identity, entry, expected_version)`, under `timeoutMs`.
     fn put_if_version(&self, method: Result<Function, String>, entry: &JsValue, expected_version: f64) -> Started {
         let args = Array::of3(&self.identity, entry, &JsValue::from_f64(expected_version));
-        Started::call(&self.settings.store(), method, &args, self.config.timeout_ms, None)
+        Started::call(&self.store(), method, &args, self.config.timeout_ms, None)
     }
 
     /// What an event says of a run that made its call without a claim: once
@@ -378,7 +378,7 @@ impl Visit {
         // the call; a clock that broke during it keeps the earlier reading).
         let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
         let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref());
-        let Some(store) = self.settings.write_back() else {
+        let Some(store) = self.settings.get(Key::Store) else {
             let outcome = FlightOutcome::Folded { entry, summary_chars, write_back: WriteBack::NoStore, usage };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
         };
@@ -480,7 +480,7 @@ impl Visit {
                     signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
                 };
                 let request = Array::of1(&output::to_js(&request));
-                let llm = settings.llm();
+                let llm = settings.get(Key::Llm).unwrap_or(JsValue::UNDEFINED);
                 Started::call(
                     &llm,
                     call::method(&llm, "llm.complete", Callee::complete),
@@ -496,7 +496,7 @@ impl Visit {
                     content: settings.instruction(self.config.max_summaries.is_some()),
                 };
                 messages.unshift(&output::to_js(&instruction));
-                let callback = call::function_of(Ok(settings.llm()), "llm");
+                let callback = call::function_of(Ok(settings.get(Key::Llm).unwrap_or(JsValue::UNDEFINED)), "llm");
                 Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
             }
         })
@@ -640,6 +640,15 @@ impl Visit {
         }
     }
 
+    /// The store, for the claim paths (a config with claims has one).
+    fn store(&self) -> JsValue {
+        self.settings.get(Key::Store).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn on_event(&self) -> JsValue {
+        self.settings.get(Key::OnEvent).unwrap_or(JsValue::UNDEFINED)
+    }
+
     /// SPEC §4 step 3 and the event: assign `scope.loaded` when recall
     /// changed and emit, or build `stage.fold`'s result.
     fn deliver(&self, outcome: Outcome) -> JsValue {
@@ -652,12 +661,7 @@ impl Visit {
                     glue::assign_loaded(scope, &recall());
                 }
                 if let Some(payload) = &payload {
-                    glue::send_event(
-                        scope,
-                        &self.settings.on_event(),
-                        &output::fixed(|f| f.event_type.clone()),
-                        payload,
-                    );
+                    glue::send_event(scope, &self.on_event(), &output::fixed(|f| f.event_type.clone()), payload);
                 }
                 JsValue::UNDEFINED
             }
@@ -665,7 +669,7 @@ impl Visit {
                 let events = Array::new();
                 if let Some(payload) = &payload {
                     let kind = output::fixed(|f| f.event_type.clone());
-                    glue::send_event(&JsValue::UNDEFINED, &self.settings.on_event(), &kind, payload);
+                    glue::send_event(&JsValue::UNDEFINED, &self.on_event(), &kind, payload);
                     events.push(&output::to_js(&output::EventRecord { kind, payload: payload.clone() }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };

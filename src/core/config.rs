@@ -163,26 +163,90 @@ pass a provider object with a `complete` method as `llm`."
     }
 }
 
-/// Every key `summarize(config)` reads; any other is refused at build.
-pub const KNOWN_KEYS: [&str; 17] = [
-    "llm",
-    "model",
-    "store",
-    "triggerMinEntries",
-    "preserveRecent",
-    "minFoldEntries",
-    "systemPrompt",
-    "ttlMs",
-    "summaryTier",
-    "strategyId",
-    "onEvent",
-    "timeoutMs",
-    "now",
-    "maxSummaries",
-    "triggerMinChars",
-    "claims",
-    "claimLeaseMs",
-];
+/// Every key `summarize(config)` reads; any other is refused at build. The
+/// order is the presence mask's bit order ([`Key::bit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    Llm,
+    Model,
+    Store,
+    TriggerMinEntries,
+    PreserveRecent,
+    MinFoldEntries,
+    SystemPrompt,
+    TtlMs,
+    SummaryTier,
+    StrategyId,
+    OnEvent,
+    TimeoutMs,
+    Now,
+    MaxSummaries,
+    TriggerMinChars,
+    Claims,
+    ClaimLeaseMs,
+}
+
+impl Key {
+    pub const ALL: [Key; 17] = [
+        Key::Llm,
+        Key::Model,
+        Key::Store,
+        Key::TriggerMinEntries,
+        Key::PreserveRecent,
+        Key::MinFoldEntries,
+        Key::SystemPrompt,
+        Key::TtlMs,
+        Key::SummaryTier,
+        Key::StrategyId,
+        Key::OnEvent,
+        Key::TimeoutMs,
+        Key::Now,
+        Key::MaxSummaries,
+        Key::TriggerMinChars,
+        Key::Claims,
+        Key::ClaimLeaseMs,
+    ];
+
+    /// The key as the user writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Key::Llm => "llm",
+            Key::Model => "model",
+            Key::Store => "store",
+            Key::TriggerMinEntries => "triggerMinEntries",
+            Key::PreserveRecent => "preserveRecent",
+            Key::MinFoldEntries => "minFoldEntries",
+            Key::SystemPrompt => "systemPrompt",
+            Key::TtlMs => "ttlMs",
+            Key::SummaryTier => "summaryTier",
+            Key::StrategyId => "strategyId",
+            Key::OnEvent => "onEvent",
+            Key::TimeoutMs => "timeoutMs",
+            Key::Now => "now",
+            Key::MaxSummaries => "maxSummaries",
+            Key::TriggerMinChars => "triggerMinChars",
+            Key::Claims => "claims",
+            Key::ClaimLeaseMs => "claimLeaseMs",
+        }
+    }
+
+    /// This key's bit in a config's presence mask: set when the config has
+    /// the key as an own enumerable property, whatever its value.
+    pub const fn bit(self) -> u32 {
+        1 << self as u32
+    }
+}
+
+/// [`Key::ALL`]'s names, in bit order.
+pub const KNOWN_KEYS: [&str; 17] = {
+    let mut names = [""; 17];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = Key::ALL[i].name();
+        i += 1;
+    }
+    names
+};
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
 /// one is within a few edits of it, ASCII case aside.
@@ -361,6 +425,19 @@ fn whole_number(call: &str, key: &str, value: f64, max: f64, omit_hint: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_key_has_its_own_bit_and_name() {
+        for (index, key) in Key::ALL.iter().enumerate() {
+            assert_eq!(*key as usize, index, "Key::ALL is in declaration order");
+            assert_eq!(key.bit(), 1 << index);
+            assert_eq!(KNOWN_KEYS[index], key.name());
+        }
+        let mut names = KNOWN_KEYS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Key::ALL.len());
+    }
 
     #[test]
     fn claim_versions_differ_within_a_millisecond_and_stay_safe_integers() {
