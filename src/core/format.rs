@@ -2,7 +2,7 @@
 //! transcript the provider shape sends, and the default instruction.
 //! Every length here is a UTF-16 length, because that is what JS readers see.
 
-use super::js_number::push_js_number;
+use super::js_number::{push_js_number, NumberText};
 use super::substring::{contains, replace_all};
 
 pub const SUMMARY_ID_PREFIX: &str = "msg-summary-";
@@ -91,8 +91,7 @@ impl NumberedText {
 
     /// `utf16_len(&self.render(numbers))`, without writing the fixed text.
     pub fn utf16_len(&self, numbers: &[f64]) -> usize {
-        // ryu-js writes JavaScript's number text into a stack buffer: no allocation.
-        let mut number = ryu_js::Buffer::new();
+        let mut number = NumberText::new();
         let mut written = 0;
         for &n in numbers.iter().take(self.pieces.len().saturating_sub(1)) {
             // A number's text is ASCII: its bytes are its UTF-16 units.
@@ -174,7 +173,7 @@ pub struct Transcript {
 /// transcript holds exactly one opening and one closing marker.
 pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> Transcript {
     let mut plan = Plan { text: String::from(TRANSCRIPT_OPEN), units: utf16_len(TRANSCRIPT_OPEN), splices: Vec::new() };
-    let mut number = ryu_js::Buffer::new();
+    let mut number = NumberText::new();
     for (index, line) in lines.into_iter().enumerate() {
         plan.push("\n");
         match line.role {
