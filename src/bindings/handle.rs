@@ -102,7 +102,6 @@ thread_local! {
 impl Settings {
     /// One option: None when the config lacks the key or holds undefined.
     /// The copy holds plain data properties only, so reading one cannot throw.
-    #[inline(never)]
     pub fn get(&self, key: Key) -> Option<JsValue> {
         if self.present & key.bit() == 0 {
             return None;
@@ -114,7 +113,6 @@ impl Settings {
     }
 
     /// A number option, as given (`config.rs` checked it at build).
-    #[inline(never)]
     fn number(&self, key: Key) -> Option<f64> {
         self.get(key)?.as_f64()
     }
