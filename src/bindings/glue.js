@@ -515,14 +515,16 @@ export function newHandle(config, id, known) {
     unknownKey: undefined,
     unknownValue: undefined,
   };
+  // Every key is seen, even after an unknown one: the checks that run before
+  // the unknown key is refused must not take a key after it for absent.
   for (const key in copy) {
     const bit = known.get(key);
-    if (bit === undefined) {
+    if (bit !== undefined) {
+      handle.present |= bit;
+    } else if (handle.unknownKey === undefined) {
       handle.unknownKey = key;
       handle.unknownValue = copy[key];
-      break;
     }
-    handle.present |= bit;
   }
   return handle;
 }

@@ -1499,6 +1499,10 @@ fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
     assert_eq!(class, "TypeError");
     assert!(message.contains("`preserveRecnet` is not an option (received a number (4))"), "{message}");
     assert!(message.ends_with("did you mean `preserveRecent`?"), "{message}");
+    // The same when the typo comes before `llm`: every known key after it is still seen.
+    let (class, message) = refusal("({ preserveRecnet: 4, llm: { complete: async () => ({}) }, model: 'm' })");
+    assert_eq!(class, "TypeError");
+    assert!(message.contains("`preserveRecnet` is not an option"), "{message}");
     let (class, message) = refusal("({ llm: async () => '', maxSummaries: 0 })");
     assert_eq!(class, "RangeError");
     assert!(message.contains("`maxSummaries` must be a positive integer"), "{message}");
