@@ -237,6 +237,9 @@ impl Key {
     }
 }
 
+// The mask crosses into JS, where `|` works on 32-bit integers.
+const _: () = assert!(Key::ALL.len() <= 31, "a config's presence mask must fit a JS int32");
+
 /// [`Key::ALL`]'s names, in bit order.
 pub const KNOWN_KEYS: [&str; 17] = {
     let mut names = [""; 17];
