@@ -44,19 +44,14 @@ impl Default for NumberText {
     }
 }
 
-/// Hands `String(x)` to `write`.
-fn with_js_number<R>(x: f64, write: impl FnOnce(&str) -> R) -> R {
-    write(NumberText::new().format(x))
-}
-
 /// `String(x)` for a JS number.
 pub fn js_number_to_string(x: f64) -> String {
-    with_js_number(x, str::to_owned)
+    NumberText::new().format(x).to_owned()
 }
 
 /// Appends `String(x)` to `text`.
 pub fn push_js_number(text: &mut String, x: f64) {
-    with_js_number(x, |digits| text.push_str(digits));
+    text.push_str(NumberText::new().format(x));
 }
 
 /// Formats as `String(x)`: `format!("turn {}", JsNumber(x))`.
@@ -64,7 +59,7 @@ pub struct JsNumber(pub f64);
 
 impl fmt::Display for JsNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        with_js_number(self.0, |digits| f.write_str(digits))
+        f.write_str(NumberText::new().format(self.0))
     }
 }
 
