@@ -46,8 +46,7 @@ pub fn check_keys(handle: &StageHandle) -> Result<(), ConfigError> {
 /// Checks every option; resolves to the claims' lease when claims are on
 /// (worked out once, here, from `claimLeaseMs` and `timeoutMs`).
 pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
-    let absent = JsValue::UNDEFINED;
-    let llm = config.get(Key::Llm).unwrap_or(JsValue::UNDEFINED);
+    let llm = config.value(Key::Llm);
     let model = config.get(Key::Model);
     if llm.is_function() {
         if let Some(model) = model {
@@ -58,14 +57,14 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             return Err(ConfigError::invalid(
                 SUMMARIZE_CALL,
                 ErrorClass::TypeError,
-                "llm",
+                Key::Llm.name(),
                 "a provider (an object with a `complete` method) or a callback `(messages) => Promise<string>`",
                 &describe(&llm),
                 "Fix: pass your LLM provider with `model`, or an async function that returns the summary text.",
             ));
         }
         if !model.as_ref().and_then(|model| model.dyn_ref::<JsString>()).is_some_and(|model| model.length() > 0) {
-            return Err(ConfigError::model_required(&describe(model.as_ref().unwrap_or(&absent))));
+            return Err(ConfigError::model_required(&describe(&config.value(Key::Model))));
         }
     }
 
@@ -75,7 +74,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             return Err(ConfigError::invalid(
                 SUMMARIZE_CALL,
                 ErrorClass::TypeError,
-                "store",
+                Key::Store.name(),
                 "an object with a `put(identity, entry)` method",
                 &describe(store),
                 "Fix: pass your memory store, or omit `store` to fold without writing back.",
@@ -103,7 +102,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             return Err(ConfigError::invalid(
                 SUMMARIZE_CALL,
                 if tier.is_string() { ErrorClass::RangeError } else { ErrorClass::TypeError },
-                "summaryTier",
+                Key::SummaryTier.name(),
                 "'hot', 'warm' or 'cold'",
                 &describe(&tier),
                 &format!("Fix: pick one of the three, or omit it for '{}'.", Tier::DEFAULT.as_str()),
@@ -116,7 +115,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             ConfigError::invalid(
                 SUMMARIZE_CALL,
                 ErrorClass::TypeError,
-                "claims",
+                Key::Claims.name(),
                 "a boolean",
                 &describe(&claims),
                 "Fix: pass true to claim each span through the store before paying for it, or omit it.",

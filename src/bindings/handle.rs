@@ -112,6 +112,12 @@ impl Settings {
             .filter(|value| !value.is_undefined())
     }
 
+    /// One option, undefined when the config lacks it: for a value passed
+    /// on to JS as it is.
+    pub fn value(&self, key: Key) -> JsValue {
+        self.get(key).unwrap_or(JsValue::UNDEFINED)
+    }
+
     /// A number option, as given (`config.rs` checked it at build).
     fn number(&self, key: Key) -> Option<f64> {
         self.get(key)?.as_f64()

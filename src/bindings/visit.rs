@@ -255,7 +255,7 @@ impl Visit {
     /// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
     /// live claim is there", so of all the runs over a span, one holds it.
     async fn claim(&self, candidate: &Candidate, now: f64, lease_ms: f64) -> ClaimAnswer {
-        let store = self.store();
+        let store = self.settings.value(Key::Store);
         // Undefined means a store without claims; anything else that is not a function is a broken one.
         let put_if_version = match store.unchecked_ref::<Callee>().put_if_version() {
             Ok(method) if method.is_undefined() => return ClaimAnswer::Unsupported,
@@ -306,14 +306,14 @@ impl Visit {
         let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
         let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..*held };
         let entry = self.claim_entry(candidate, &released, now + 1.0);
-        let method = call::method(&self.store(), "store.putIfVersion", Callee::put_if_version);
+        let method = call::method(&self.settings.value(Key::Store), "store.putIfVersion", Callee::put_if_version);
         self.put_if_version(method, &entry, held.version)
     }
 
     /// Starts `store.putIfVersion(identity, entry, expected_version)`, under `timeoutMs`.
     fn put_if_version(&self, method: Result<Function, String>, entry: &JsValue, expected_version: f64) -> Started {
         let args = Array::of3(&self.identity, entry, &JsValue::from_f64(expected_version));
-        Started::call(&self.store(), method, &args, self.config.timeout_ms, None)
+        Started::call(&self.settings.value(Key::Store), method, &args, self.config.timeout_ms, None)
     }
 
     /// What an event says of a run that made its call without a claim: once
@@ -480,7 +480,7 @@ impl Visit {
                     signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
                 };
                 let request = Array::of1(&output::to_js(&request));
-                let llm = settings.get(Key::Llm).unwrap_or(JsValue::UNDEFINED);
+                let llm = settings.value(Key::Llm);
                 Started::call(
                     &llm,
                     call::method(&llm, "llm.complete", Callee::complete),
@@ -496,7 +496,7 @@ impl Visit {
                     content: settings.instruction(self.config.max_summaries.is_some()),
                 };
                 messages.unshift(&output::to_js(&instruction));
-                let callback = call::function_of(Ok(settings.get(Key::Llm).unwrap_or(JsValue::UNDEFINED)), "llm");
+                let callback = call::function_of(Ok(settings.value(Key::Llm)), Key::Llm.name());
                 Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
             }
         })
@@ -640,15 +640,6 @@ impl Visit {
         }
     }
 
-    /// The store, for the claim paths (a config with claims has one).
-    fn store(&self) -> JsValue {
-        self.settings.get(Key::Store).unwrap_or(JsValue::UNDEFINED)
-    }
-
-    fn on_event(&self) -> JsValue {
-        self.settings.get(Key::OnEvent).unwrap_or(JsValue::UNDEFINED)
-    }
-
     /// SPEC §4 step 3 and the event: assign `scope.loaded` when recall
     /// changed and emit, or build `stage.fold`'s result.
     fn deliver(&self, outcome: Outcome) -> JsValue {
@@ -661,7 +652,12 @@ impl Visit {
                     glue::assign_loaded(scope, &recall());
                 }
                 if let Some(payload) = &payload {
-                    glue::send_event(scope, &self.on_event(), &output::fixed(|f| f.event_type.clone()), payload);
+                    glue::send_event(
+                        scope,
+                        &self.settings.value(Key::OnEvent),
+                        &output::fixed(|f| f.event_type.clone()),
+                        payload,
+                    );
                 }
                 JsValue::UNDEFINED
             }
@@ -669,7 +665,7 @@ impl Visit {
                 let events = Array::new();
                 if let Some(payload) = &payload {
                     let kind = output::fixed(|f| f.event_type.clone());
-                    glue::send_event(&JsValue::UNDEFINED, &self.on_event(), &kind, payload);
+                    glue::send_event(&JsValue::UNDEFINED, &self.settings.value(Key::OnEvent), &kind, payload);
                     events.push(&output::to_js(&output::EventRecord { kind, payload: payload.clone() }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };
