@@ -18,7 +18,6 @@
 //! only new text, so a rolling summary keeps what it had.
 
 use super::format::{utf16_len, LABEL_SEPARATOR, SUMMARY_FRAME_PREFIX};
-use super::substring::{contains, find};
 use std::collections::HashSet;
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
@@ -189,7 +188,7 @@ fn earlier_summary_text(content: &str) -> Option<&str> {
         return None;
     }
     let end = format!("]{LABEL_SEPARATOR}");
-    find(content, &end).and_then(|at| content.get(at + end.len()..))
+    content.find(&end).and_then(|at| content.get(at + end.len()..))
 }
 
 struct Candidate {
@@ -234,7 +233,7 @@ fn score(sentence: &str) -> u32 {
         return 0;
     }
     let has_digit = sentence.chars().any(|c| c.is_ascii_digit() || ('\u{FF10}'..='\u{FF19}').contains(&c));
-    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| contains(&lower, p)) {
+    if sentence.ends_with('?') && !has_digit && OFFER_PHRASES.iter().any(|p| lower.contains(p)) {
         return 0;
     }
     let mut score = 1;
@@ -245,7 +244,7 @@ fn score(sentence: &str) -> u32 {
         score += 2;
     }
     for words in [DATE_WORDS, COMMITMENT_WORDS, PREFERENCE_WORDS] {
-        if words.iter().any(|w| contains(&lower, w)) {
+        if words.iter().any(|w| lower.contains(w)) {
             score += 2;
         }
     }

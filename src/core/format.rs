@@ -3,7 +3,6 @@
 //! Every length here is a UTF-16 length, because that is what JS readers see.
 
 use super::js_number::{push_js_number, NumberText};
-use super::substring::{contains, replace_all};
 
 pub const SUMMARY_ID_PREFIX: &str = "msg-summary-";
 pub const SUMMARY_COVERAGE_KEY: &str = "summarizes";
@@ -219,12 +218,8 @@ impl Plan {
 }
 
 fn push_defanged(out: &mut String, text: &str) {
-    if contains(text, TRANSCRIPT_OPEN) || contains(text, TRANSCRIPT_CLOSE) {
-        out.push_str(&replace_all(
-            &replace_all(text, TRANSCRIPT_OPEN, DEFANGED_OPEN),
-            TRANSCRIPT_CLOSE,
-            DEFANGED_CLOSE,
-        ));
+    if text.contains(TRANSCRIPT_OPEN) || text.contains(TRANSCRIPT_CLOSE) {
+        out.push_str(&text.replace(TRANSCRIPT_OPEN, DEFANGED_OPEN).replace(TRANSCRIPT_CLOSE, DEFANGED_CLOSE));
     } else {
         out.push_str(text);
     }

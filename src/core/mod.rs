@@ -9,4 +9,3 @@ pub mod format;
 pub mod js_number;
 pub mod latch;
 pub mod recall;
-pub mod substring;
