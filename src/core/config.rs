@@ -254,27 +254,13 @@ pub const KNOWN_KEYS: [&str; 17] = {
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
 /// one is within a few edits of it, ASCII case aside.
 pub fn nearest_known_key(key: &str) -> Option<&'static str> {
+    let key = key.to_ascii_lowercase();
     KNOWN_KEYS
         .iter()
-        .map(|known| (edit_distance(key.as_bytes(), known.as_bytes()), *known))
+        .map(|known| (strsim::levenshtein(&key, &known.to_ascii_lowercase()), *known))
         .filter(|&(distance, known)| distance <= (known.len() / 3).max(1))
         .min_by_key(|&(distance, _)| distance)
         .map(|(_, known)| known)
-}
-
-/// Levenshtein distance over bytes, ASCII case aside (the known keys are ASCII).
-fn edit_distance(a: &[u8], b: &[u8]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(!ca.eq_ignore_ascii_case(cb)));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 impl ConfigError {
@@ -519,6 +505,7 @@ mod tests {
         assert_eq!(nearest_known_key("preserveRecnet"), Some("preserveRecent"));
         assert_eq!(nearest_known_key("maxsummaries"), Some("maxSummaries"));
         assert_eq!(nearest_known_key("timeout"), Some("timeoutMs"));
+        assert_eq!(nearest_known_key("PRESERVERECÉNT"), Some("preserveRecent"), "case aside, by chars");
         assert_eq!(nearest_known_key("completelyDifferent"), None);
         let error = ConfigError::unknown_key("preserveRecnet", "a number (4)");
         assert_eq!(error.class, ErrorClass::TypeError);
