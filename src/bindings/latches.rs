@@ -21,12 +21,27 @@ thread_local! {
     static FREE: Function = Closure::<dyn Fn(f64)>::new(forget).into_js_value().into();
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// Web Crypto's CSPRNG, a global in every runtime the package supports.
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
+    fn fill_random(bytes: &mut [u8]) -> Result<(), JsValue>;
+}
+
 fn seed() -> [u64; 2] {
     SEED.with(|seed| {
         seed.get().unwrap_or_else(|| {
-            // Math.random gives 52 random bits a draw; four draws fill 128.
-            let draw = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
-            let drawn = [draw() << 32 | draw(), draw() << 32 | draw()];
+            let mut bytes = [0u8; 16];
+            if fill_random(&mut bytes).is_err() {
+                // A host without Web Crypto: Math.random's 52 bits a draw,
+                // four draws for 128. Unpredictable enough for a latch, whose
+                // false match costs a verbatim turn, never a leak.
+                for chunk in bytes.chunks_exact_mut(4) {
+                    chunk.copy_from_slice(&((js_sys::Math::random() * 4_294_967_296.0) as u32).to_le_bytes());
+                }
+            }
+            let bits = u128::from_le_bytes(bytes);
+            let drawn = [bits as u64, (bits >> 64) as u64];
             seed.set(Some(drawn));
             drawn
         })

@@ -11,7 +11,7 @@
 //! conversation another's summary (single flight compares full keys).
 
 use std::collections::{HashSet, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 use siphasher::sip128::{Hasher128, SipHasher13};
 
@@ -27,29 +27,6 @@ impl SpanKey {
     }
 }
 
-/// Keys are hashes already: their low 64 bits index the set as they are.
-/// (std's default SipHash with random seeds would also cost about 1 KB of Wasm.)
-type ByBits = BuildHasherDefault<KeyBits>;
-
-#[derive(Default)]
-struct KeyBits(u64);
-
-impl Hasher for KeyBits {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u128(&mut self, key: u128) {
-        self.0 = key as u64;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Remembers at most `capacity` keys; past that the oldest is forgotten
 /// (forgetting costs at most one repeated call for that span).
 ///
@@ -58,7 +35,7 @@ impl Hasher for KeyBits {
 /// latched, so the stage asks `may_hold_span_of` first. Lengths that share a
 /// count only cost that read.
 pub struct Latch {
-    keys: HashSet<SpanKey, ByBits>,
+    keys: HashSet<SpanKey>,
     order: VecDeque<(SpanKey, usize)>,
     by_length: [u16; 256],
     capacity: usize,
@@ -69,7 +46,7 @@ impl Latch {
 
     pub fn new(capacity: usize) -> Latch {
         Latch {
-            keys: HashSet::default(),
+            keys: HashSet::new(),
             order: VecDeque::new(),
             by_length: [0; 256],
             // A `u16` counts the spans of a length.
