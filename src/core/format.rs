@@ -48,11 +48,9 @@ pub fn rolling_system_prompt() -> String {
     format!("{DEFAULT_SYSTEM_PROMPT}{ROLLING_INSTRUCTION}")
 }
 
-/// UTF-16 length, i.e. JavaScript's `String.prototype.length`: one unit per
-/// char (every byte that is not a UTF-8 continuation byte), plus one more for
-/// each 4-byte char (a surrogate pair). Counted on bytes, without decoding.
+/// UTF-16 length, i.e. JavaScript's `String.prototype.length`.
 pub fn utf16_len(text: &str) -> usize {
-    text.bytes().map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0)).sum()
+    text.encode_utf16().count()
 }
 
 /// Text with numbers in it: fixed pieces with one number written between

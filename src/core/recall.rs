@@ -45,28 +45,18 @@ pub struct StringTableError;
 
 impl StringTable {
     /// Splits `joined` by the UTF-16 lengths JS reported for each string.
-    /// Walks bytes, not chars: a UTF-8 lead byte says how many UTF-16 units
-    /// its char takes (4-byte chars take 2), continuation bytes take none.
     pub fn from_utf16_lengths(joined: String, lengths: &[u32]) -> Result<StringTable, StringTableError> {
-        let bytes = joined.as_bytes();
+        let mut chars = joined.char_indices();
         let mut ends = Vec::with_capacity(lengths.len());
-        let mut byte = 0;
         for &units in lengths {
             let mut remaining = units as usize;
             while remaining > 0 {
-                let lead = *bytes.get(byte).ok_or(StringTableError)?;
-                let (width, char_units) = match lead {
-                    0x00..=0x7f => (1, 1),
-                    0xc0..=0xdf => (2, 1),
-                    0xe0..=0xef => (3, 1),
-                    _ => (4, 2),
-                };
-                remaining = remaining.checked_sub(char_units).ok_or(StringTableError)?;
-                byte += width;
+                let (_, char) = chars.next().ok_or(StringTableError)?;
+                remaining = remaining.checked_sub(char.len_utf16()).ok_or(StringTableError)?;
             }
-            ends.push(byte);
+            ends.push(chars.offset());
         }
-        if byte != bytes.len() {
+        if chars.next().is_some() {
             return Err(StringTableError);
         }
         Ok(StringTable { text: joined, ends })
@@ -122,8 +112,12 @@ pub fn partition(facts: &[EntryFacts]) -> Partition {
             part.raw.push(index);
         }
     }
-    // Stable insertion sort: equal toTurn keeps load order. Recall holds a
-    // handful of summaries, and this keeps a generic sort out of the Wasm.
+    // Stable insertion sort by toTurn: equal toTurns keep load order, and
+    // `>` compares as JS's `a - b` does (-0 equals 0). Summaries arrive in
+    // turn order from a store, where this is one pass. Measured on this
+    // module: std's `sort_by` adds 3,256 gzipped bytes (71,658 -> 74,914)
+    // and `sort_unstable_by` with a load-order tiebreak 2,641, against a
+    // 75,000-byte budget.
     for sorted in 1..part.summaries.len() {
         let mut at = sorted;
         while at > 0 && to_turn(&facts[part.summaries[at - 1]]) > to_turn(&facts[part.summaries[at]]) {
