@@ -409,7 +409,9 @@ export function identityKey(identity) {
 /**
  * One part of an object identity: its type, then its text's length and the
  * text, so parts cannot run together and `7` is not `'7'`. Null counts as
- * absent. Throws for a part with no text of its own.
+ * absent. Throws for a part with no text of its own. (`JSON.stringify` of
+ * the three parts would not do: it writes a function or symbol part as
+ * `null`, the same as an absent one, and throws for a bigint.)
  */
 function keyPart(part) {
   switch (typeof part) {
