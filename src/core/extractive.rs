@@ -158,7 +158,9 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     }
     let max_chars = max_chars.min(earlier_chars + new_chars / 2);
     // Highest score first; within a score, earlier summaries' lines first
-    // (oldest first), then the later new sentence first.
+    // (oldest first), then the later new sentence first. Scores run from 1
+    // to 14, so a pass per score orders the candidates without a generic
+    // sort (std's `sort_by` measured 3,256 gzipped bytes; see `recall.rs`).
     let top = candidates.iter().map(|c| c.score).max().unwrap_or(0);
     let mut used = 0;
     let mut any_kept = false;
@@ -225,7 +227,8 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// 0 for filler; otherwise 1 plus a bonus for each kind of fact it carries.
 /// Keyword matching is ASCII-case-insensitive: the keyword lists are English,
-/// and full Unicode case tables would triple this module's Wasm size.
+/// and `to_lowercase`'s Unicode tables measured 3,463 gzipped bytes of Wasm
+/// (71,663 -> 75,126), past the 75,000-byte budget.
 fn score(sentence: &str) -> u32 {
     let lower = sentence.to_ascii_lowercase();
     let bare = lower.trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
