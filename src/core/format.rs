@@ -48,9 +48,14 @@ pub fn rolling_system_prompt() -> String {
     format!("{DEFAULT_SYSTEM_PROMPT}{ROLLING_INSTRUCTION}")
 }
 
-/// UTF-16 length, i.e. JavaScript's `String.prototype.length`.
+/// UTF-16 length, i.e. JavaScript's `String.prototype.length`: one unit per
+/// char (every byte that is not a UTF-8 continuation byte), plus one more for
+/// each 4-byte char (a surrogate pair). Counted on bytes, without decoding:
+/// the transcript counts every piece it writes, and std's
+/// `encode_utf16().count()` measured a provider fold 1.06-1.10x slower at
+/// N = 200 and 2,000 (interleaved).
 pub fn utf16_len(text: &str) -> usize {
-    text.encode_utf16().count()
+    text.bytes().map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0)).sum()
 }
 
 /// Text with numbers in it: fixed pieces with one number written between
@@ -226,6 +231,15 @@ fn push_defanged(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf16_len_is_what_std_counts() {
+        for text in
+            ["", "ascii", "Zoë Müller", "注文番号", "📦🙏 mixed é 中 😀", "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}"]
+        {
+            assert_eq!(utf16_len(text), text.encode_utf16().count(), "{text:?}");
+        }
+    }
 
     #[test]
     fn label_is_byte_exact() {
