@@ -93,7 +93,7 @@ impl NumberedText {
 
     /// `utf16_len(&self.render(numbers))`, without writing the fixed text.
     pub fn utf16_len(&self, numbers: &[f64]) -> usize {
-        let mut number = NumberText::new();
+        let mut number = NumberText::default();
         let mut written = 0;
         for &n in numbers.iter().take(self.pieces.len().saturating_sub(1)) {
             // A number's text is ASCII: its bytes are its UTF-16 units.
@@ -175,7 +175,7 @@ pub struct Transcript {
 /// transcript holds exactly one opening and one closing marker.
 pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> Transcript {
     let mut plan = Plan { text: String::from(TRANSCRIPT_OPEN), units: utf16_len(TRANSCRIPT_OPEN), splices: Vec::new() };
-    let mut number = NumberText::new();
+    let mut number = NumberText::default();
     for (index, line) in lines.into_iter().enumerate() {
         plan.push("\n");
         match line.role {

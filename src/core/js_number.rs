@@ -18,16 +18,13 @@ use std::fmt;
 const EXACT_INTEGERS_BELOW: f64 = 9_007_199_254_740_992.0;
 
 /// Writes `String(x)` into its own stack buffers: no allocation.
+#[derive(Default)]
 pub struct NumberText {
     integer: itoa::Buffer,
     other: ryu_js::Buffer,
 }
 
 impl NumberText {
-    pub fn new() -> NumberText {
-        NumberText { integer: itoa::Buffer::new(), other: ryu_js::Buffer::new() }
-    }
-
     pub fn format(&mut self, x: f64) -> &str {
         if x.fract() == 0.0 && x.abs() < EXACT_INTEGERS_BELOW {
             // `-0` converts to 0, which `String(-0)` also writes as "0".
@@ -38,20 +35,14 @@ impl NumberText {
     }
 }
 
-impl Default for NumberText {
-    fn default() -> NumberText {
-        NumberText::new()
-    }
-}
-
 /// `String(x)` for a JS number.
 pub fn js_number_to_string(x: f64) -> String {
-    NumberText::new().format(x).to_owned()
+    NumberText::default().format(x).to_owned()
 }
 
 /// Appends `String(x)` to `text`.
 pub fn push_js_number(text: &mut String, x: f64) {
-    text.push_str(NumberText::new().format(x));
+    text.push_str(NumberText::default().format(x));
 }
 
 /// Formats as `String(x)`: `format!("turn {}", JsNumber(x))`.
@@ -59,7 +50,7 @@ pub struct JsNumber(pub f64);
 
 impl fmt::Display for JsNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(NumberText::new().format(self.0))
+        f.write_str(NumberText::default().format(self.0))
     }
 }
 
