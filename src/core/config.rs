@@ -163,73 +163,55 @@ pass a provider object with a `complete` method as `llm`."
     }
 }
 
-/// Every key `summarize(config)` reads; any other is refused at build. The
-/// order is the presence mask's bit order ([`Key::bit`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
-    Llm,
-    Model,
-    Store,
-    TriggerMinEntries,
-    PreserveRecent,
-    MinFoldEntries,
-    SystemPrompt,
-    TtlMs,
-    SummaryTier,
-    StrategyId,
-    OnEvent,
-    TimeoutMs,
-    Now,
-    MaxSummaries,
-    TriggerMinChars,
-    Claims,
-    ClaimLeaseMs,
+/// Declares [`Key`] from one list of variants and the names users write:
+/// the enum, [`Key::ALL`] in declaration order, [`Key::name`] and
+/// [`KNOWN_KEYS`] cannot drift.
+macro_rules! keys {
+    ($($key:ident => $name:literal,)*) => {
+        /// Every key `summarize(config)` reads; any other is refused at
+        /// build. The order is the presence mask's bit order ([`Key::bit`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Key {
+            $($key,)*
+        }
+
+        impl Key {
+            pub const ALL: [Key; [$(Key::$key),*].len()] = [$(Key::$key),*];
+
+            /// The key as the user writes it.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Key::$key => $name,)*
+                }
+            }
+        }
+
+        /// [`Key::ALL`]'s names, in bit order.
+        pub const KNOWN_KEYS: [&str; Key::ALL.len()] = [$($name),*];
+    };
+}
+
+keys! {
+    Llm => "llm",
+    Model => "model",
+    Store => "store",
+    TriggerMinEntries => "triggerMinEntries",
+    PreserveRecent => "preserveRecent",
+    MinFoldEntries => "minFoldEntries",
+    SystemPrompt => "systemPrompt",
+    TtlMs => "ttlMs",
+    SummaryTier => "summaryTier",
+    StrategyId => "strategyId",
+    OnEvent => "onEvent",
+    TimeoutMs => "timeoutMs",
+    Now => "now",
+    MaxSummaries => "maxSummaries",
+    TriggerMinChars => "triggerMinChars",
+    Claims => "claims",
+    ClaimLeaseMs => "claimLeaseMs",
 }
 
 impl Key {
-    pub const ALL: [Key; 17] = [
-        Key::Llm,
-        Key::Model,
-        Key::Store,
-        Key::TriggerMinEntries,
-        Key::PreserveRecent,
-        Key::MinFoldEntries,
-        Key::SystemPrompt,
-        Key::TtlMs,
-        Key::SummaryTier,
-        Key::StrategyId,
-        Key::OnEvent,
-        Key::TimeoutMs,
-        Key::Now,
-        Key::MaxSummaries,
-        Key::TriggerMinChars,
-        Key::Claims,
-        Key::ClaimLeaseMs,
-    ];
-
-    /// The key as the user writes it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Key::Llm => "llm",
-            Key::Model => "model",
-            Key::Store => "store",
-            Key::TriggerMinEntries => "triggerMinEntries",
-            Key::PreserveRecent => "preserveRecent",
-            Key::MinFoldEntries => "minFoldEntries",
-            Key::SystemPrompt => "systemPrompt",
-            Key::TtlMs => "ttlMs",
-            Key::SummaryTier => "summaryTier",
-            Key::StrategyId => "strategyId",
-            Key::OnEvent => "onEvent",
-            Key::TimeoutMs => "timeoutMs",
-            Key::Now => "now",
-            Key::MaxSummaries => "maxSummaries",
-            Key::TriggerMinChars => "triggerMinChars",
-            Key::Claims => "claims",
-            Key::ClaimLeaseMs => "claimLeaseMs",
-        }
-    }
-
     /// This key's bit in a config's presence mask: set when the config has
     /// the key as an own enumerable property, whatever its value.
     pub const fn bit(self) -> u32 {
@@ -239,17 +221,6 @@ impl Key {
 
 // The mask crosses into JS, where `|` works on 32-bit integers.
 const _: () = assert!(Key::ALL.len() <= 31, "a config's presence mask must fit a JS int32");
-
-/// [`Key::ALL`]'s names, in bit order.
-pub const KNOWN_KEYS: [&str; 17] = {
-    let mut names = [""; 17];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = Key::ALL[i].name();
-        i += 1;
-    }
-    names
-};
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
 /// one is within a few edits of it, ASCII case aside.
