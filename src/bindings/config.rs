@@ -83,18 +83,18 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
     }
 
     let defaults = StageConfig::new(Shape::Callback);
-    let count = |key: Key, default| match config.get(key) {
-        Some(value) => count(SUMMARIZE_CALL, &value, key.name(), default).map(drop),
-        None => Ok(()),
-    };
-    count(Key::TriggerMinEntries, defaults.trigger_min_entries)?;
-    count(Key::PreserveRecent, defaults.preserve_recent)?;
-    count(Key::MinFoldEntries, defaults.min_fold_entries)?;
-    let number = |key: Key| config.get(key).map_or(Ok(None), |value| number(SUMMARIZE_CALL, &value, key.name()));
-    number(Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
-    number(Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
-    number(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
-    let timeout_ms = number(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
+    for (key, default) in [
+        (Key::TriggerMinEntries, defaults.trigger_min_entries),
+        (Key::PreserveRecent, defaults.preserve_recent),
+        (Key::MinFoldEntries, defaults.min_fold_entries),
+    ] {
+        number_option(config, key)?.map(|n| count_option(SUMMARIZE_CALL, key.name(), n, default)).transpose()?;
+    }
+    number_option(config, Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
+    number_option(config, Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
+    number_option(config, Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
+    let timeout_ms =
+        number_option(config, Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
     string(config, Key::SystemPrompt, || "Fix: pass the instruction text, or omit it for the default.".to_owned())?;
     string(config, Key::StrategyId, || format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'."))?;
     if let Some(tier) = config.get(Key::SummaryTier) {
@@ -122,7 +122,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             )
         })?,
     };
-    let lease = number(Key::ClaimLeaseMs)?;
+    let lease = number_option(config, Key::ClaimLeaseMs)?;
     let claim_lease = claim_lease_option(claims, lease, timeout_ms, store.is_some())?;
     function(config, Key::OnEvent, "Fix: pass `(type, payload) => void`, or omit it.")?;
     function(config, Key::Now, "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
@@ -143,6 +143,11 @@ fn number(call: &str, value: &JsValue, key: &str) -> Result<Option<f64>, ConfigE
             "Fix: pass a number, or omit the option.",
         )
     })
+}
+
+/// A number option of the stage, when the config has it.
+fn number_option(config: &Settings, key: Key) -> Result<Option<f64>, ConfigError> {
+    config.get(key).map_or(Ok(None), |value| number(SUMMARIZE_CALL, &value, key.name()))
 }
 
 /// A count option of `call`: absent → `default`.
