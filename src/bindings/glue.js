@@ -102,27 +102,34 @@ const RECALL_EXPECTED = 'an array of memory entries, or undefined';
 let scratch = new Float64Array(0);
 let filling = false;
 
-/** How many facts `recallRead` keeps per entry: its typed-array fields below. */
-const FACTS_PER_ENTRY = 7;
+/**
+ * Where each fact column starts in `RecallRead.facts`, in entries: entry i's
+ * turn is `facts[FACT_COLUMNS.turns * n + i]` for a recall of n entries. The
+ * facts cross as one array (one copy into Wasm, not one per column); Rust
+ * reads these offsets once, by the names `FactColumns` declares in glue.rs.
+ */
+export const FACT_COLUMNS = Object.freeze({
+  turns: 0,
+  updatedAts: 1,
+  units: 2,
+  toTurns: 3,
+  fromTurns: 4,
+  covered: 5,
+  claims: 6,
+});
+const FACTS_PER_ENTRY = Object.keys(FACT_COLUMNS).length;
 
 /** One recall as read: see `RecallRead` in src/bindings/glue.rs. */
 function recallRead(snapshot) {
-  const n = snapshot.length;
-  const size = FACTS_PER_ENTRY * n;
+  const size = FACTS_PER_ENTRY * snapshot.length;
   let facts = scratch;
   if (filling) facts = new Float64Array(size);
   else if (scratch.length < size) facts = scratch = new Float64Array(Math.max(size, 2 * scratch.length));
   return {
     snapshot,
     identity: undefined,
-    ids: new Array(n),
-    turns: facts.subarray(0, n),
-    updatedAts: facts.subarray(n, 2 * n),
-    units: facts.subarray(2 * n, 3 * n),
-    toTurns: facts.subarray(3 * n, 4 * n),
-    fromTurns: facts.subarray(4 * n, 5 * n),
-    covered: facts.subarray(5 * n, 6 * n),
-    claims: facts.subarray(6 * n, 7 * n),
+    ids: new Array(snapshot.length),
+    facts: facts.subarray(0, size),
     summariesAndClaims: 0,
     invalid: undefined,
   };
@@ -191,12 +198,21 @@ function invalidAt(read, index, field, found, expected) {
  * and `x - x === 0` stands for `Number.isFinite(x)` on a number.
  */
 function fillFacts(read) {
-  const { snapshot, ids, turns, updatedAts, units, toTurns, fromTurns, covered, claims } = read;
+  const { snapshot, ids, facts } = read;
+  const n = snapshot.length;
+  // Where each column starts (FACT_COLUMNS).
+  const turns = FACT_COLUMNS.turns * n;
+  const updatedAts = FACT_COLUMNS.updatedAts * n;
+  const units = FACT_COLUMNS.units * n;
+  const toTurns = FACT_COLUMNS.toTurns * n;
+  const fromTurns = FACT_COLUMNS.fromTurns * n;
+  const covered = FACT_COLUMNS.covered * n;
+  const claims = FACT_COLUMNS.claims * n;
   // Each summary's index and its list of covered ids, in load order.
   let coveredIdLists;
   let i = 0;
   try {
-    for (; i < snapshot.length; i++) {
+    for (; i < n; i++) {
       const entry = snapshot[i];
       if (typeof entry !== 'object' || entry === null) {
         return invalidAt(read, i, 'entry', describe(entry), 'a memory entry object');
@@ -209,36 +225,36 @@ function fillFacts(read) {
         return invalidAt(read, i, 'value', describe(value), 'an object with a `content`');
       }
       const content = value.content;
-      if (typeof content === 'string') units[i] = content.length;
-      else if (content === undefined || content === null) units[i] = 0;
+      if (typeof content === 'string') facts[units + i] = content.length;
+      else if (content === undefined || content === null) facts[units + i] = 0;
       else return invalidAt(read, i, 'value.content', describe(content), 'a string, null or absent');
-      turns[i] = NaN;
+      facts[turns + i] = NaN;
       const source = entry.source;
       if (typeof source === 'object' && source !== null) {
         const turn = source.turn;
-        if (typeof turn === 'number' && turn - turn === 0) turns[i] = turn;
+        if (typeof turn === 'number' && turn - turn === 0) facts[turns + i] = turn;
         else if (turn !== undefined && turn !== null) {
           return invalidAt(read, i, 'source.turn', describe(turn), 'a finite number or absent');
         }
       }
       const updatedAt = entry.updatedAt;
-      if (typeof updatedAt === 'number' && updatedAt - updatedAt === 0) updatedAts[i] = updatedAt;
-      else if (updatedAt === undefined || updatedAt === null) updatedAts[i] = NaN;
+      if (typeof updatedAt === 'number' && updatedAt - updatedAt === 0) facts[updatedAts + i] = updatedAt;
+      else if (updatedAt === undefined || updatedAt === null) facts[updatedAts + i] = NaN;
       else return invalidAt(read, i, 'updatedAt', describe(updatedAt), 'a finite number or absent');
       const metadata = entry.metadata;
       const coverage = coverageIn(metadata);
-      claims[i] = 0;
+      facts[claims + i] = 0;
       if (coverage === undefined) {
-        toTurns[i] = NaN;
+        facts[toTurns + i] = NaN;
         if (isClaim(metadata)) {
-          claims[i] = 1;
+          facts[claims + i] = 1;
           read.summariesAndClaims++;
         }
       } else {
         const toTurn = coverage.toTurn;
-        toTurns[i] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
+        facts[toTurns + i] = typeof toTurn === 'number' && toTurn - toTurn === 0 ? toTurn : 0;
         const fromTurn = coverage.fromTurn;
-        fromTurns[i] = typeof fromTurn === 'number' && fromTurn - fromTurn === 0 ? fromTurn : toTurns[i];
+        facts[fromTurns + i] = typeof fromTurn === 'number' && fromTurn - fromTurn === 0 ? fromTurn : facts[toTurns + i];
         read.summariesAndClaims++;
         // A plain copy: an exotic array (a Proxy) runs its traps here, where
         // a throw is this entry's.
@@ -248,7 +264,7 @@ function fillFacts(read) {
   } catch (error) {
     return invalidAt(read, i, 'entry', `unreadable (reading it threw: ${causeOf(error)})`, 'a plain memory entry');
   }
-  covered.fill(0);
+  facts.fill(0, covered, covered + n);
   if (coveredIdLists === undefined) return;
   // An entry is covered when a summary with another id names it: a raw entry
   // a summary stands for, or a summary a rolling fold took in. `namedBy`
@@ -266,7 +282,7 @@ function fillFacts(read) {
   }
   for (let j = 0; j < ids.length; j++) {
     const by = namedBy.get(ids[j]);
-    if (by !== undefined && by !== ids[j]) covered[j] = 1;
+    if (by !== undefined && by !== ids[j]) facts[covered + j] = 1;
   }
 }
 

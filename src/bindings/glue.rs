@@ -7,8 +7,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
     /// One recall as `readRecall` read it: the snapshot and each entry's
-    /// facts, by index. NaN in `turns`/`updatedAts` means absent; NaN in
-    /// `toTurns` means a raw entry (a summary without a finite `toTurn` has 0).
+    /// facts, by index.
     pub type RecallRead;
     #[wasm_bindgen(method, getter)]
     pub fn snapshot(this: &RecallRead) -> Array;
@@ -17,25 +16,38 @@ extern "C" {
     /// Every entry's id as checked: the caller's own strings.
     #[wasm_bindgen(method, getter)]
     pub fn ids(this: &RecallRead) -> Array;
+    /// Every entry's facts, one column after another, where `FACT_COLUMNS`
+    /// says each column starts.
     #[wasm_bindgen(method, getter)]
-    pub fn turns(this: &RecallRead) -> Float64Array;
+    pub fn facts(this: &RecallRead) -> Float64Array;
+
+    /// Where each fact column starts in `RecallRead.facts`, in entries (a
+    /// recall of n entries has entry i's turn at `turns * n + i`). NaN in
+    /// `turns`/`updatedAts` means absent; NaN in `toTurns` means a raw entry
+    /// (a summary without a finite `toTurn` has 0).
+    pub type FactColumns;
+    #[wasm_bindgen(thread_local_v2, js_name = FACT_COLUMNS)]
+    pub static FACT_COLUMNS: FactColumns;
+    #[wasm_bindgen(method, getter)]
+    pub fn turns(this: &FactColumns) -> u32;
     #[wasm_bindgen(method, getter, js_name = updatedAts)]
-    pub fn updated_ats(this: &RecallRead) -> Float64Array;
+    pub fn updated_ats(this: &FactColumns) -> u32;
     /// UTF-16 length of each content (0 when null or absent).
     #[wasm_bindgen(method, getter)]
-    pub fn units(this: &RecallRead) -> Float64Array;
+    pub fn units(this: &FactColumns) -> u32;
     #[wasm_bindgen(method, getter, js_name = toTurns)]
-    pub fn to_turns(this: &RecallRead) -> Float64Array;
+    pub fn to_turns(this: &FactColumns) -> u32;
     /// A summary's `coverage.fromTurn` (its `toTurn` when not a finite number).
     #[wasm_bindgen(method, getter, js_name = fromTurns)]
-    pub fn from_turns(this: &RecallRead) -> Float64Array;
+    pub fn from_turns(this: &FactColumns) -> u32;
     /// 1 where another summary in this recall names the entry's id.
     #[wasm_bindgen(method, getter)]
-    pub fn covered(this: &RecallRead) -> Float64Array;
+    pub fn covered(this: &FactColumns) -> u32;
     /// 1 where the entry is a fleet's claim on a span (`metadata.summaryClaim`)
     /// and not a summary.
     #[wasm_bindgen(method, getter)]
-    pub fn claims(this: &RecallRead) -> Float64Array;
+    pub fn claims(this: &FactColumns) -> u32;
+
     /// How many entries are summaries or claims.
     #[wasm_bindgen(method, getter, js_name = summariesAndClaims)]
     pub fn summaries_and_claims(this: &RecallRead) -> u32;

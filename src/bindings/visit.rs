@@ -102,7 +102,7 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
         let settled = Settled { recall: (0..loaded_len as u32).collect(), event: None };
         return Promise::resolve(&visit.deliver(Outcome::of(settled)));
     }
-    visit.facts = facts_of(&read);
+    visit.facts = facts_of(&read, loaded_len);
 
     // 2–5. Partition, seam, and whether a call is worth making at all.
     let candidate = match decision::plan(&visit.config, &visit.facts, partition(&visit.facts)) {
@@ -705,24 +705,47 @@ fn read_clock(now: &Function) -> Result<f64, String> {
     }
 }
 
-/// The core's facts from what glue.js read (NaN marks what is absent).
-fn facts_of(read: &RecallRead) -> Vec<EntryFacts> {
+/// Where each fact column starts, in entries: `FACT_COLUMNS` in glue.js,
+/// read once.
+struct Columns {
+    turns: usize,
+    updated_ats: usize,
+    units: usize,
+    to_turns: usize,
+    from_turns: usize,
+    covered: usize,
+    claims: usize,
+}
+
+thread_local! {
+    static COLUMNS: Columns = glue::FACT_COLUMNS.with(|c| Columns {
+        turns: c.turns() as usize,
+        updated_ats: c.updated_ats() as usize,
+        units: c.units() as usize,
+        to_turns: c.to_turns() as usize,
+        from_turns: c.from_turns() as usize,
+        covered: c.covered() as usize,
+        claims: c.claims() as usize,
+    });
+}
+
+/// The core's facts from what glue.js read (NaN marks what is absent), in
+/// one copy out of JS.
+fn facts_of(read: &RecallRead, entries: usize) -> Vec<EntryFacts> {
+    let facts = read.facts().to_vec();
     let present = |x: f64| (!x.is_nan()).then_some(x);
-    let turns = read.turns().to_vec();
-    let claims = read.claims().to_vec();
-    let updated_ats = read.updated_ats().to_vec();
-    let units = read.units().to_vec();
-    let to_turns = read.to_turns().to_vec();
-    let from_turns = read.from_turns().to_vec();
-    let covered = read.covered().to_vec();
-    (0..turns.len())
-        .map(|i| EntryFacts {
-            turn: present(turns[i]),
-            updated_at: present(updated_ats[i]),
-            content_units: units[i] as usize,
-            summary: present(to_turns[i]).map(|to_turn| SummaryFacts { to_turn, from_turn: from_turns[i] }),
-            covered: covered[i] != 0.0,
-            claim: claims[i] != 0.0,
-        })
-        .collect()
+    COLUMNS.with(|c| {
+        let fact = |column: usize, i: usize| facts.get(column * entries + i).copied().unwrap_or(f64::NAN);
+        (0..entries)
+            .map(|i| EntryFacts {
+                turn: present(fact(c.turns, i)),
+                updated_at: present(fact(c.updated_ats, i)),
+                content_units: fact(c.units, i) as usize,
+                summary: present(fact(c.to_turns, i))
+                    .map(|to_turn| SummaryFacts { to_turn, from_turn: fact(c.from_turns, i) }),
+                covered: fact(c.covered, i) == 1.0,
+                claim: fact(c.claims, i) == 1.0,
+            })
+            .collect()
+    })
 }
