@@ -590,6 +590,11 @@ function guarded(visit) {
   // A visit started from user code inside this one may have failed the
   // instance before this one was listed.
   if (instanceFailure !== undefined) return Promise.reject(instanceFailure);
+  // A visit that settled without waiting hands back its result (never a
+  // Promise: undefined, or `stage.fold`'s plain object); one that waits on
+  // the summarizer or the store hands back a Promise, and is listed until it
+  // settles (`run` in src/bindings/visit.rs).
+  if (!(settled instanceof Promise)) return Promise.resolve(settled);
   return new Promise((resolve, reject) => {
     inFlight.add(reject);
     settled.then(

@@ -14,7 +14,6 @@ mod visit;
 
 use std::cell::Cell;
 
-use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use crate::core::format::{summary_entry_id, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
@@ -36,9 +35,9 @@ extern "C" {
 thread_local! {
     /// The stage and `stage.fold` entry points, as the JS functions every
     /// stage function calls: made once for the module, not once per stage.
-    static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> Promise>::new(visit::run).into_js_value();
+    static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> JsValue>::new(visit::run).into_js_value();
     static FOLD: JsValue =
-        Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> Promise>::new(visit::fold).into_js_value();
+        Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> JsValue>::new(visit::fold).into_js_value();
     static NEXT_STAGE_ID: Cell<f64> = const { Cell::new(0.0) };
 }
 

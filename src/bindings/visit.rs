@@ -13,7 +13,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, JsString, Promise};
+use js_sys::{Array, Function, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -32,15 +32,20 @@ use crate::core::format::{transcript, LineText, TranscriptLine};
 use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
-/// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
-pub fn run(stage: StageHandle, scope: JsValue) -> Promise {
+/// `scope.loaded`, emits through `scope.$emit`; its result is undefined.
+///
+/// A visit hands back its result itself when it settled without waiting (no
+/// call, or a flight's published outcome), and a Promise of it while it
+/// waits on the summarizer or the store: `guarded` in glue.js makes the
+/// stage's Promise from either, and lists only the waiting ones.
+pub fn run(stage: StageHandle, scope: JsValue) -> JsValue {
     let read = glue::read_scope(&scope);
     let identity = read.identity();
     visit(stage, read, identity, Target::Scope(scope))
 }
 
-/// `stage.fold(loaded, identity)`: the same visit, resolving to `{ recall, events }`.
-pub fn fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Promise {
+/// `stage.fold(loaded, identity)`: the same visit; its result is `{ recall, events }`.
+pub fn fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> JsValue {
     let read = glue::read_recall(&loaded);
     visit(stage, read, identity, Target::Fold(loaded))
 }
@@ -79,7 +84,7 @@ impl Outcome {
     }
 }
 
-fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target) -> Promise {
+fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target) -> JsValue {
     // 1. Recall, read once by iteration (glue.js), with every entry's facts.
     let snapshot = read.snapshot();
     let settings = stage.settings();
@@ -93,20 +98,20 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
             found: spot.found(),
             expected: spot.expected(),
         });
-        return Promise::resolve(&visit.deliver(outcome));
+        return visit.deliver(outcome);
     }
     let loaded_len = visit.snapshot.length() as usize;
     if loaded_len == 0
         || decision::unchanged_without_reading(&visit.config, loaded_len, read.summaries_and_claims() as usize)
     {
         let settled = Settled { recall: (0..loaded_len as u32).collect(), event: None };
-        return Promise::resolve(&visit.deliver(Outcome::of(settled)));
+        return visit.deliver(Outcome::of(settled));
     }
     visit.facts = facts_of(&read, loaded_len);
 
     // 2–5. Partition, seam, and whether a call is worth making at all.
     let candidate = match decision::plan(&visit.config, &visit.facts, partition(&visit.facts)) {
-        Plan::Settle(settled) => return Promise::resolve(&visit.deliver(Outcome::of(settled))),
+        Plan::Settle(settled) => return visit.deliver(Outcome::of(settled)),
         Plan::Consider(candidate) => candidate,
     };
 
@@ -120,13 +125,13 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
         latches::may_hold(&visit.stage, span.len()) && latches::contains(&visit.stage, latches::key_of(source.key()))
     };
     if source.as_ref().is_some_and(key_latched) {
-        return Promise::resolve(&visit.deliver(Outcome::of(candidate.latched())));
+        return visit.deliver(Outcome::of(candidate.latched()));
     }
     if candidate.cannot_pass() {
-        return Promise::resolve(&visit.deliver(Outcome::of(candidate.predicted_not_smaller())));
+        return visit.deliver(Outcome::of(candidate.predicted_not_smaller()));
     }
     if let Some(deferred) = candidate.defer(&visit.config) {
-        return Promise::resolve(&visit.deliver(Outcome::of(deferred)));
+        return visit.deliver(Outcome::of(deferred));
     }
     let stage_id = visit.stage.id();
     let in_flight = |source: &Option<SpanSource>| source.as_ref().and_then(|source| flight::find(stage_id, source));
@@ -140,7 +145,7 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
         Err(found) => {
             let settled = candidate.invalid_clock(&found);
             visit.warn_about(settled.event.as_ref());
-            return Promise::resolve(&visit.deliver(Outcome::of(settled)));
+            return visit.deliver(Outcome::of(settled));
         }
     };
     // A user's `now` is user code: it may have started a run over this span.
@@ -158,11 +163,11 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
             Ok(started) => First::Call(started),
             Err(Unreadable(what)) => {
                 let outcome = FlightOutcome::Unreadable { what };
-                return Promise::resolve(&visit.conclude(&candidate, flight, outcome, &ClaimState::Silent));
+                return visit.conclude(&candidate, flight, outcome, &ClaimState::Silent);
             }
         },
     };
-    future_to_promise(visit.lead(candidate, span, flight, clock_before_call, first))
+    future_to_promise(visit.lead(candidate, span, flight, clock_before_call, first)).into()
 }
 
 /// What the run that leads does first: await the call it started, or (with
@@ -413,15 +418,16 @@ impl Visit {
 
     /// A run over a span another run is calling for: it settles from that
     /// run's outcome, at once when it is published already.
-    fn follow(self, candidate: Candidate, flight: Rc<Flight>) -> Promise {
+    fn follow(self, candidate: Candidate, flight: Rc<Flight>) -> JsValue {
         if let Some(outcome) = flight.published() {
             let settled = self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent);
-            return Promise::resolve(&self.deliver(settled));
+            return self.deliver(settled);
         }
         future_to_promise(async move {
             let outcome = flight.outcome().await;
             Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent)))
         })
+        .into()
     }
 
     /// The leader's end without a write: publish, free the span, settle.
