@@ -38,7 +38,7 @@ pub fn handle_for(config: &JsValue, id: f64) -> Result<StageHandle, ConfigError>
 /// Refuses a key the stage does not read: it would be dropped silently.
 pub fn check_keys(handle: &StageHandle) -> Result<(), ConfigError> {
     match handle.unknown_key() {
-        Some(key) => Err(ConfigError::unknown_key(&key, &describe(&handle.unknown_value()))),
+        Some(key) => Err(ConfigError::unknown_key(&String::from(key), &describe(&handle.unknown_value()))),
         None => Ok(()),
     }
 }

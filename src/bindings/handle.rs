@@ -26,8 +26,9 @@ extern "C" {
     /// Throws what a getter of the config throws.
     #[wasm_bindgen(js_name = newHandle, catch)]
     pub fn new_handle(config: &JsValue, id: f64, known: &JsValue) -> Result<StageHandle, JsValue>;
+    /// A JS string, not a Rust one: it crosses only for a refusal.
     #[wasm_bindgen(method, getter, js_name = unknownKey)]
-    pub fn unknown_key(this: &StageHandle) -> Option<String>;
+    pub fn unknown_key(this: &StageHandle) -> Option<JsString>;
     #[wasm_bindgen(method, getter, js_name = unknownValue)]
     pub fn unknown_value(this: &StageHandle) -> JsValue;
     /// The config as given (SPEC §1's table), copied: read through [`Settings`].
@@ -44,9 +45,10 @@ extern "C" {
     #[wasm_bindgen(method, setter)]
     pub fn set_warned(this: &StageHandle, value: bool);
     /// With `claims: true`, the lease `config.rs` worked out at build from
-    /// `claimLeaseMs` and `timeoutMs` (set only then: absent, it reads as None).
+    /// `claimLeaseMs` and `timeoutMs` (set only then: absent, it reads as
+    /// None). Read through [`StageHandle::claim_lease_ms`].
     #[wasm_bindgen(method, getter, js_name = leaseMs)]
-    pub fn lease_ms(this: &StageHandle) -> Option<f64>;
+    fn lease_ms(this: &StageHandle) -> Option<f64>;
     #[wasm_bindgen(method, setter, js_name = leaseMs)]
     pub fn set_lease_ms(this: &StageHandle, value: f64);
     /// Set once an event has said that the store cannot take claims.
@@ -69,7 +71,8 @@ extern "C" {
     pub fn put_if_version(this: &Callee) -> Result<JsValue, JsValue>;
 }
 
-/// A stage's config: its copy, and which known keys the copy has. An option
+/// A stage's config: its copy, which known keys the copy has, and the handle
+/// for what `config.rs` worked out from them at build. An option
 /// the user left out reads as None without a crossing into JS. Reading all
 /// 17 options (a getter, then an `undefined` check, each a crossing) was most
 /// of a stage's build: `summarize({ llm })` made 41 crossings in 2.1 µs on
@@ -82,6 +85,12 @@ pub struct Settings {
 impl StageHandle {
     pub fn settings(&self) -> Settings {
         Settings { copy: self.config(), present: self.present() }
+    }
+
+    /// The claims' lease when claims are on. A config without `claims` has
+    /// none, so only a config that has the key pays for the crossing.
+    pub fn claim_lease_ms(&self, settings: &Settings) -> Option<f64> {
+        settings.has(Key::Claims).then(|| self.lease_ms()).flatten()
     }
 }
 
@@ -100,10 +109,15 @@ thread_local! {
 
 /// The defaults of SPEC §1's table; `config.rs` checked every value given.
 impl Settings {
+    /// Whether the config has the key (its value may still be undefined).
+    fn has(&self, key: Key) -> bool {
+        self.present & key.bit() != 0
+    }
+
     /// One option: None when the config lacks the key or holds undefined.
     /// The copy holds plain data properties only, so reading one cannot throw.
     pub fn get(&self, key: Key) -> Option<JsValue> {
-        if self.present & key.bit() == 0 {
+        if !self.has(key) {
             return None;
         }
         KEY_NAMES

@@ -89,7 +89,7 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
     let snapshot = read.snapshot();
     let settings = stage.settings();
     let mut config = settings.core_config();
-    config.claim_lease_ms = stage.lease_ms();
+    config.claim_lease_ms = stage.claim_lease_ms(&settings);
     let mut visit = Visit { stage, settings, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
     if let Some(spot) = read.invalid() {
         let outcome = visit.invalid_input(InvalidSpot {

@@ -2,6 +2,7 @@
 //! The bindings read the JS config object; the rules and the words live here.
 
 use std::cell::OnceCell;
+use std::fmt;
 use std::sync::OnceLock;
 
 use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
@@ -353,7 +354,7 @@ pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 /// A count option (`triggerMinEntries`, `preserveRecent`, `minFoldEntries`,
 /// `maxChars`): a non-negative integer no larger than JS's safe integers.
 pub fn count_option(call: &str, key: &str, value: f64, default: usize) -> Result<usize, ConfigError> {
-    whole_number(call, key, value, MAX_SAFE_INTEGER, &format!("omit it for the default ({default})"))
+    whole_number(call, key, value, MAX_SAFE_INTEGER, format_args!("omit it for the default ({default})"))
         .map(|n| n as usize)
 }
 
@@ -367,7 +368,8 @@ pub fn timeout_option(key: &str, value: f64) -> Result<f64, ConfigError> {
     whole_number(SUMMARIZE_CALL, key, value, MAX_TIMEOUT_MS, "omit it for no deadline")
 }
 
-fn whole_number(call: &str, key: &str, value: f64, max: f64, omit_hint: &str) -> Result<f64, ConfigError> {
+/// `omit_hint` is formatted only for a refusal: a stage is built per request.
+fn whole_number(call: &str, key: &str, value: f64, max: f64, omit_hint: impl fmt::Display) -> Result<f64, ConfigError> {
     if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= max {
         Ok(value)
     } else {
