@@ -71,8 +71,7 @@ extern "C" {
     pub fn put_if_version(this: &Callee) -> Result<JsValue, JsValue>;
 }
 
-/// A stage's config: its copy, which known keys the copy has, and the handle
-/// for what `config.rs` worked out from them at build. An option
+/// A stage's config: its copy, and which known keys the copy has. An option
 /// the user left out reads as None without a crossing into JS. Reading all
 /// 17 options (a getter, then an `undefined` check, each a crossing) was most
 /// of a stage's build: `summarize({ llm })` made 41 crossings in 2.1 µs on
