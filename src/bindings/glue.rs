@@ -29,24 +29,24 @@ extern "C" {
     #[wasm_bindgen(thread_local_v2, js_name = FACT_COLUMNS)]
     pub static FACT_COLUMNS: FactColumns;
     #[wasm_bindgen(method, getter)]
-    pub fn turns(this: &FactColumns) -> u32;
+    pub fn turns(this: &FactColumns) -> usize;
     #[wasm_bindgen(method, getter, js_name = updatedAts)]
-    pub fn updated_ats(this: &FactColumns) -> u32;
+    pub fn updated_ats(this: &FactColumns) -> usize;
     /// UTF-16 length of each content (0 when null or absent).
     #[wasm_bindgen(method, getter)]
-    pub fn units(this: &FactColumns) -> u32;
+    pub fn units(this: &FactColumns) -> usize;
     #[wasm_bindgen(method, getter, js_name = toTurns)]
-    pub fn to_turns(this: &FactColumns) -> u32;
+    pub fn to_turns(this: &FactColumns) -> usize;
     /// A summary's `coverage.fromTurn` (its `toTurn` when not a finite number).
     #[wasm_bindgen(method, getter, js_name = fromTurns)]
-    pub fn from_turns(this: &FactColumns) -> u32;
+    pub fn from_turns(this: &FactColumns) -> usize;
     /// 1 where another summary in this recall names the entry's id.
     #[wasm_bindgen(method, getter)]
-    pub fn covered(this: &FactColumns) -> u32;
+    pub fn covered(this: &FactColumns) -> usize;
     /// 1 where the entry is a fleet's claim on a span (`metadata.summaryClaim`)
     /// and not a summary.
     #[wasm_bindgen(method, getter)]
-    pub fn claims(this: &FactColumns) -> u32;
+    pub fn claims(this: &FactColumns) -> usize;
 
     /// How many entries are summaries or claims.
     #[wasm_bindgen(method, getter, js_name = summariesAndClaims)]

@@ -725,13 +725,13 @@ struct Columns {
 
 thread_local! {
     static COLUMNS: Columns = glue::FACT_COLUMNS.with(|c| Columns {
-        turns: c.turns() as usize,
-        updated_ats: c.updated_ats() as usize,
-        units: c.units() as usize,
-        to_turns: c.to_turns() as usize,
-        from_turns: c.from_turns() as usize,
-        covered: c.covered() as usize,
-        claims: c.claims() as usize,
+        turns: c.turns(),
+        updated_ats: c.updated_ats(),
+        units: c.units(),
+        to_turns: c.to_turns(),
+        from_turns: c.from_turns(),
+        covered: c.covered(),
+        claims: c.claims(),
     });
 }
 
