@@ -106,7 +106,7 @@ let filling = false;
  * Where each fact column starts in `RecallRead.facts`, in entries: entry i's
  * turn is `facts[FACT_COLUMNS.turns * n + i]` for a recall of n entries. The
  * facts cross as one array (one copy into Wasm, not one per column); Rust
- * reads these offsets once, by the names `FactColumns` declares in glue.rs.
+ * reads these offsets by the names `FactColumns` declares in glue.rs.
  */
 export const FACT_COLUMNS = Object.freeze({
   turns: 0,

@@ -6,8 +6,8 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
-    /// One recall as `readRecall` read it: the snapshot and each entry's
-    /// facts, by index.
+    /// One recall as `readRecall` read it: the snapshot, and each entry's id
+    /// and facts.
     pub type RecallRead;
     #[wasm_bindgen(method, getter)]
     pub fn snapshot(this: &RecallRead) -> Array;
@@ -24,7 +24,8 @@ extern "C" {
     /// Where each fact column starts in `RecallRead.facts`, in entries (a
     /// recall of n entries has entry i's turn at `turns * n + i`). NaN in
     /// `turns`/`updatedAts` means absent; NaN in `toTurns` means a raw entry
-    /// (a summary without a finite `toTurn` has 0).
+    /// (a summary without a finite `toTurn` has 0). Read at each recall's
+    /// copy: seven getters on one frozen object.
     pub type FactColumns;
     #[wasm_bindgen(thread_local_v2, js_name = FACT_COLUMNS)]
     pub static FACT_COLUMNS: FactColumns;

@@ -711,47 +711,33 @@ fn read_clock(now: &Function) -> Result<f64, String> {
     }
 }
 
-/// Where each fact column starts, in entries: `FACT_COLUMNS` in glue.js,
-/// read once.
-struct Columns {
-    turns: usize,
-    updated_ats: usize,
-    units: usize,
-    to_turns: usize,
-    from_turns: usize,
-    covered: usize,
-    claims: usize,
-}
-
-thread_local! {
-    static COLUMNS: Columns = glue::FACT_COLUMNS.with(|c| Columns {
-        turns: c.turns(),
-        updated_ats: c.updated_ats(),
-        units: c.units(),
-        to_turns: c.to_turns(),
-        from_turns: c.from_turns(),
-        covered: c.covered(),
-        claims: c.claims(),
-    });
-}
-
 /// The core's facts from what glue.js read (NaN marks what is absent), in
 /// one copy out of JS.
 fn facts_of(read: &RecallRead, entries: usize) -> Vec<EntryFacts> {
     let facts = read.facts().to_vec();
+    // A column starts where `FACT_COLUMNS` says; one the array lacks reads as absent.
+    let column = |start: usize| facts.get(start * entries..(start + 1) * entries).unwrap_or(&[]);
+    let (turns, updated_ats, units, to_turns, from_turns, covered, claims) = glue::FACT_COLUMNS.with(|c| {
+        (
+            column(c.turns()),
+            column(c.updated_ats()),
+            column(c.units()),
+            column(c.to_turns()),
+            column(c.from_turns()),
+            column(c.covered()),
+            column(c.claims()),
+        )
+    });
+    let fact = |column: &[f64], i: usize| column.get(i).copied().unwrap_or(f64::NAN);
     let present = |x: f64| (!x.is_nan()).then_some(x);
-    COLUMNS.with(|c| {
-        let fact = |column: usize, i: usize| facts.get(column * entries + i).copied().unwrap_or(f64::NAN);
-        (0..entries)
-            .map(|i| EntryFacts {
-                turn: present(fact(c.turns, i)),
-                updated_at: present(fact(c.updated_ats, i)),
-                content_units: fact(c.units, i) as usize,
-                summary: present(fact(c.to_turns, i))
-                    .map(|to_turn| SummaryFacts { to_turn, from_turn: fact(c.from_turns, i) }),
-                covered: fact(c.covered, i) == 1.0,
-                claim: fact(c.claims, i) == 1.0,
-            })
-            .collect()
-    })
+    (0..entries)
+        .map(|i| EntryFacts {
+            turn: present(fact(turns, i)),
+            updated_at: present(fact(updated_ats, i)),
+            content_units: fact(units, i) as usize,
+            summary: present(fact(to_turns, i)).map(|to_turn| SummaryFacts { to_turn, from_turn: fact(from_turns, i) }),
+            covered: fact(covered, i) == 1.0,
+            claim: fact(claims, i) == 1.0,
+        })
+        .collect()
 }
