@@ -38,14 +38,6 @@ wasm_opt_names=()
 if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then keep_names=(--keep-debug); wasm_opt_names=(-g); fi
 wasm-bindgen --target web --out-dir target/bindgen --no-typescript "${keep_names[@]}" \
   target/wasm32-unknown-unknown/release/footprint_summarize.wasm
-# binaryen from npm (Debian's 108 breaks the externref table wasm-bindgen
-# emits). -Oz runs after rustc's opt-level 2 (Cargo.toml says why both).
-# Rust enables these Wasm features by default; binaryen must be told.
-# The producers and target-features sections are read by no runtime.
-# --converge repeats the passes while they still shrink the module: 269
-# gzipped bytes (76,502 → 76,233) for a few seconds of build.
-node_modules/.bin/wasm-opt -Oz --converge --strip-producers --strip-target-features "${wasm_opt_names[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  target/bindgen/footprint_summarize_bg.wasm -o target/bindgen/footprint_summarize_bg.wasm
+optimize_wasm target/bindgen/footprint_summarize_bg.wasm "${wasm_opt_names[@]}"
 node scripts/assemble-package.mjs
 if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then touch "$names_mark"; fi
