@@ -1,5 +1,6 @@
 # Sourced by every script: chooses the Rust toolchain that can build wasm32 and
-# puts it first on PATH. Exports FPS_TOOLCHAIN=rustup|debian.
+# puts it first on PATH (exports FPS_TOOLCHAIN=rustup|debian), and defines
+# optimize_wasm, the one wasm-opt step every Wasm build here shares.
 if command -v rustup >/dev/null 2>&1 && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   export FPS_TOOLCHAIN=rustup
 else

@@ -146,8 +146,8 @@ function storedSummaryOver(covered) {
   };
 }
 
-// The seam rule (SPEC §4 step 4) for raw entries, to know which span a fold must cover.
-function foldSpanLength(raw, preserveRecent) {
+/** The seam rule (SPEC §4 step 4) for raw entries: how many of them the fold covers. */
+export function foldSpanLength(raw, preserveRecent) {
   let splitAt = Math.max(0, raw.length - preserveRecent);
   if (splitAt > 0 && splitAt < raw.length) {
     const boundaryTurn = raw[splitAt].source.turn;

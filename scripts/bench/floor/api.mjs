@@ -1,9 +1,10 @@
 // The floor probe (src/lib.rs) behind the summarize API, so scripts/bench.mjs
 // times it as a subject: the fold-callback case only. The span is read here,
-// in plain JS, the cheapest place. The helpers the benchmark's checks call
-// are the baseline's own.
+// in plain JS, the cheapest place, by the benchmark's own seam rule. The
+// helpers the benchmark's checks call are the baseline's own.
 import { readFileSync } from 'node:fs';
 import { fold, initSync } from '../../../target/floor-probe/pkg/floor_probe.js';
+import { foldSpanLength } from '../workloads.mjs';
 
 initSync({ module: readFileSync(new URL('../../../target/floor-probe/pkg/floor_probe_bg.wasm', import.meta.url)) });
 
@@ -23,11 +24,9 @@ export function summarize({ llm, preserveRecent = 5, ...rest }) {
   return (scope) => fold(llm, scope, spanOf(scope.loaded, preserveRecent));
 }
 
-/** The span before the verbatim tail (its seam moved left to a whole turn), as `Span` in lib.rs reads it. */
+/** The span before the verbatim tail, as `Span` in lib.rs reads it. */
 function spanOf(loaded, preserveRecent) {
-  let splitAt = Math.max(0, loaded.length - preserveRecent);
-  const boundaryTurn = loaded[splitAt]?.source.turn;
-  while (splitAt > 0 && loaded[splitAt - 1].source.turn === boundaryTurn) splitAt--;
+  const splitAt = foldSpanLength(loaded, preserveRecent);
   const messages = new Array(splitAt + 1);
   const ids = new Array(splitAt);
   for (let i = 0; i < splitAt; i++) {

@@ -147,8 +147,10 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
 pub fn fold(llm: &Function, scope: JsValue, span: Span) -> Promise {
     let messages = span.messages();
     let instruction = Message { role: fixed(|f| &f.system), content: fixed(|f| &f.instruction) };
-    let called = to_js(&instruction).map(|instruction| messages.set(0, instruction));
-    let called = called.and_then(|()| llm.call1(&JsValue::UNDEFINED, &messages));
+    let called = to_js(&instruction).and_then(|instruction| {
+        messages.set(0, instruction);
+        llm.call1(&JsValue::UNDEFINED, &messages)
+    });
     future_to_promise(async move {
         let text: JsString = JsFuture::from(Promise::resolve(&called?)).await?.unchecked_into();
         let (from_turn, to_turn, ids) = (span.from_turn(), span.to_turn(), span.ids());
