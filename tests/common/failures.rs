@@ -1,0 +1,171 @@
+//! Hostile data and failing callers: throwing getters, non-Error rejections, stores that never answer or answer late.
+
+use super::*;
+
+// ---------------------------------------------------------------- hostile data (review findings)
+
+#[wasm_bindgen_test]
+async fn entries_that_throw_never_escape_and_never_block_a_span() {
+    // A role with no prototype cannot be turned into a string.
+    let f = Fixture::new(json!({ "shape": "provider" }), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
+    f.h.capture_warnings();
+    let loaded = eval(
+        "Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, value: { role: i === 0 ? Object.create(null) : 'user', content: 'x'.repeat(400) }, source: { turn: i } }))",
+    );
+    let identity = js(&json!({ "conversationId": "c1" }));
+    let first = f.fold(&loaded, &identity).await;
+    let second = f.fold(&loaded, &identity).await;
+    f.h.restore_warnings();
+    assert_eq!(f.call_count(), 0, "no paid call with a transcript that could not be written");
+    for result in [&first, &second] {
+        let payload = parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")));
+        // No call was made, so the event must not say one was.
+        assert!(reason(&payload).starts_with("invalid-input: the span of 5 entries"), "{payload}");
+        assert!(reason(&payload).contains("could not be read again to write the transcript"), "{payload}");
+        assert_eq!(payload["scoreEvidence"]["summarizerCalled"], false, "{payload}");
+        assert!(payload["scoreEvidence"].get("failed").is_none(), "{payload}");
+    }
+    let warnings = f.field("warnings");
+    assert!(!warnings[0].as_str().unwrap().contains("summarizer"), "the warning blames the entries: {warnings}");
+    assert_eq!(ids(&get(&second, "recall")), ids(&loaded), "verbatim, and the second run was not left waiting");
+
+    // A getter that throws while recall is read: the stage still returns a Promise.
+    let g = Fixture::new(json!({}), json!({ "triggerMinEntries": 0 }));
+    g.h.capture_warnings();
+    let scope = g.scope(&eval(
+        "[{ id: 'a', value: { content: 'x' } }, { get id() { throw new Error('id getter down') }, value: {} }]",
+    ));
+    g.run(&scope).await;
+    g.h.restore_warnings();
+    let payload = g.only_event();
+    assert!(
+        reason(&payload).starts_with("invalid-input: loaded[1] is unreadable (reading it threw: id getter down)"),
+        "{payload}"
+    );
+    assert_eq!(g.field("sets"), json!([]));
+}
+
+#[wasm_bindgen_test]
+async fn the_summary_is_stamped_when_the_fold_happens_after_the_call() {
+    let now = eval("(() => { let reads = 0; return () => (reads++ === 0 ? 1000 : 9000); })()");
+    let f = Fixture::with_functions(json!({}), small_config(), &[("now", now)]);
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    let entry = &f.field("puts")[0]["entry"];
+    assert_eq!(entry["metadata"]["summarizes"]["summarizedAtMs"], 9000);
+    assert_eq!(entry["lastAccessedAt"], 9000);
+    assert_eq!(entry["createdAt"], 402, "the anchor still comes from the span's clocks");
+}
+
+#[wasm_bindgen_test]
+async fn only_the_leading_run_reports_token_usage() {
+    let f = Fixture::new(json!({ "shape": "provider", "reply": { "gate": true, "text": "shared" } }), small_config());
+    let runs =
+        run_concurrently(&f.stage, &f.h, &conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" })), 3);
+    JsFuture::from(sleep(5)).await.unwrap();
+    f.h.release();
+    JsFuture::from(Promise::from(get(&runs, "done"))).await.unwrap();
+    let evidence: Vec<Value> = f.events().iter().map(|e| e["payload"]["scoreEvidence"].clone()).collect();
+    assert_eq!(evidence.iter().filter(|e| e.get("usage").is_some()).count(), 1, "{evidence:#?}");
+    assert!(evidence.iter().all(|e| (e["summarizerCalled"] == true) == e.get("usage").is_some()));
+}
+
+#[wasm_bindgen_test]
+async fn an_identity_getter_that_reenters_the_stage_does_not_disturb_the_outer_read() {
+    // The outer recall folds (6 × 400 chars); the inner one is tiny but
+    // reaches the trigger, so its facts are read too. If the inner read
+    // overwrote the shared facts buffer, the outer span would be measured as
+    // the inner one and declined.
+    let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
+    let stage = f.stage.clone();
+    let scope = eval(
+        "(stage) => ({
+            loaded: Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, value: { role: 'user', content: 'x'.repeat(400) }, source: { turn: i } })),
+            get identity() {
+                stage.fold(Array.from({ length: 4 }, (_, i) => ({ id: 'inner' + i, value: { content: 'y' } })), {});
+                return { conversationId: 'outer' };
+            },
+            $emit(type, payload) { this.events = [...(this.events ?? []), payload] },
+        })",
+    );
+    let scope = scope.unchecked_ref::<Function>().call1(&JsValue::UNDEFINED, &stage).unwrap();
+    f.run(&scope).await;
+    let events = parse(&to_json(&get(&scope, "events")));
+    assert!(reason(&events[0]).starts_with("folded 5 entries (turns 0\u{2013}4)"), "{events}");
+    assert_eq!(events[0]["scoreEvidence"]["spanChars"], 2000);
+}
+
+// ---------------------------------------------------------------- parity with String(cause), and the write's own risks
+
+#[wasm_bindgen_test]
+async fn a_non_error_rejection_is_named_as_string_names_it() {
+    let f = Fixture::new(json!({ "reply": { "rejectValue": 404 } }), small_config());
+    f.h.capture_warnings();
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    f.h.restore_warnings();
+    assert!(reason(&f.only_event()).ends_with("Cause: 404"), "{}", f.only_event());
+    let warning = f.field("warnings")[0].as_str().unwrap().to_owned();
+    assert!(warning.contains("the summarizer threw") && warning.contains("404"), "{warning}");
+    assert!(warning.contains("memory-summarize"), "{warning}");
+
+    let g = Fixture::new(json!({ "store": "reject404" }), small_config());
+    g.h.capture_warnings();
+    g.run(&g.scope(&conversation(6, 2, 100, "c1"))).await;
+    g.h.restore_warnings();
+    assert!(reason(&g.only_event()).contains("write-back FAILED (404)"), "{}", g.only_event());
+    let warning = g.field("warnings")[0].as_str().unwrap().to_owned();
+    assert!(warning.contains("the store refused it") && warning.contains("404"), "{warning}");
+}
+
+#[wasm_bindgen_test]
+async fn a_store_that_never_answers_holds_no_run_but_the_one_that_called() {
+    let f = Fixture::new(json!({ "store": "hang", "reply": { "gate": true, "text": "shared" } }), small_config());
+    let loaded = conversation(6, 2, 100, "c1");
+    let identity = js(&json!({ "conversationId": "c1" }));
+    let leader = f.start_fold(&loaded, &identity);
+    let follower = f.start_fold(&loaded, &identity);
+    JsFuture::from(sleep(5)).await.unwrap();
+    assert_eq!(f.call_count(), 1, "the second run waits for the first run's call");
+    f.h.release();
+    let followed = JsFuture::from(follower).await.unwrap();
+    let payload = parse(&to_json(&get(&at(&get(&followed, "events"), 0), "payload")));
+    assert!(reason(&payload).contains("the run that made the call writes it back"), "{payload}");
+    assert_eq!(payload["scoreEvidence"]["coalesced"], true);
+    assert_eq!(parse(&ids(&get(&followed, "recall")))[0], "msg-summary-1-4");
+    // A later turn over the same span is not stuck behind the hung write
+    // either: it settles from the published summary at once, without a call
+    // (only the leader's own turn waits on its write, which never answers).
+    let later = f.fold(&loaded, &identity).await;
+    assert_eq!(f.call_count(), 1);
+    assert_eq!(parse(&ids(&get(&later, "recall")))[0], "msg-summary-1-4");
+    drop(leader);
+}
+
+#[wasm_bindgen_test]
+async fn a_write_past_the_deadline_is_a_failed_write_and_the_turn_goes_on() {
+    let f = Fixture::new(
+        json!({ "store": "hang" }),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "timeoutMs": 20 }),
+    );
+    f.h.capture_warnings();
+    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+    f.h.restore_warnings();
+    let payload = f.only_event();
+    assert!(reason(&payload).contains("write-back FAILED (timed out after 20 ms)"), "{payload}");
+    assert_eq!(payload["scoreEvidence"]["persisted"], false);
+    assert_eq!(f.recall_ids()[0], "msg-summary-1-4", "the fold is still used this turn");
+}
+
+#[wasm_bindgen_test]
+async fn a_stage_holds_its_latch_only_from_its_first_refusal() {
+    // Two stages refuse the same span in the same conversation: each latches
+    // its own, and the second is asked once, not silenced by the first.
+    let reply = json!({ "reply": { "text": "x".repeat(2000) } });
+    let a = Fixture::new(reply.clone(), small_config());
+    let b = Fixture::new(reply, small_config());
+    for f in [&a, &b] {
+        for _ in 0..2 {
+            f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+        }
+        assert_eq!(f.call_count(), 1, "asked once, then latched");
+    }
+}
