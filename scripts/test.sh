@@ -64,7 +64,6 @@ export FPS_TARBALL
 run js count_node node --test --test-reporter=tap tests/js/
 run bench-quick count_bench node scripts/bench.mjs --quick
 run bench-fleet-quick count_fleet_bench node scripts/bench-fleet.mjs --quick
-run bench-floor-quick count_bench bash scripts/bench-floor.sh --quick
 
 echo
 printf '%-16s %8s %8s\n' harness passed failed
