@@ -10,22 +10,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::glue::{self, Deadline};
-use super::handle::Callee;
+use super::js::{self, AbortController, Callee, ConditionalWriteAnswer, Deadline, ProviderResponse, UsageCounts};
 use crate::core::events::Usage;
 use crate::core::js_number::js_number_to_string;
-
-#[wasm_bindgen]
-extern "C" {
-    /// The platform's `AbortController`, for a provider request's `signal`.
-    pub type AbortController;
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> AbortController;
-    #[wasm_bindgen(method, getter)]
-    pub fn signal(this: &AbortController) -> JsValue;
-    #[wasm_bindgen(method)]
-    pub fn abort(this: &AbortController, reason: &JsValue);
-}
 
 /// A call in the air. One that threw at once is settled as failed only when
 /// awaited, like a rejection: until then it holds its span's flight, so runs
@@ -50,12 +37,12 @@ pub fn method(target: &JsValue, name: &str, get: fn(&Callee) -> Result<JsValue, 
 
 /// What a getter of `name` read, as a function to call; or why it cannot be.
 pub fn function_of(read: Result<JsValue, JsValue>, name: &str) -> Result<Function, String> {
-    let value = read.map_err(|error| format!("reading {name} threw: {}", glue::cause_of(&error)))?;
+    let value = read.map_err(|error| format!("reading {name} threw: {}", js::cause_of(&error)))?;
     // `typeof` (not `instanceof`): a function from another realm is a function too.
     if value.is_function() {
         Ok(value.unchecked_into())
     } else {
-        Err(format!("{name} is {}, not a function", glue::describe(&value)))
+        Err(format!("{name} is {}, not a function", js::describe(&value)))
     }
 }
 
@@ -70,15 +57,15 @@ impl Started {
         timeout_ms: Option<f64>,
         controller: Option<AbortController>,
     ) -> Started {
-        let value = function.and_then(|function| function.apply(this, args).map_err(|error| glue::cause_of(&error)));
+        let value = function.and_then(|function| function.apply(this, args).map_err(|error| js::cause_of(&error)));
         let value = match value {
             Ok(value) => value,
             Err(cause) => return Started { answer: Err(cause), deadline: None },
         };
-        let answer = glue::awaitable(&value);
+        let answer = js::awaitable(&value);
         let deadline = timeout_ms.map(|ms| {
             let marker: JsValue = Object::new().into();
-            Timer { ms, deadline: glue::deadline(ms, &marker), marker, controller }
+            Timer { ms, deadline: js::deadline(ms, &marker), marker, controller }
         });
         Started { answer: Ok(answer), deadline }
     }
@@ -87,7 +74,7 @@ impl Started {
     pub async fn answer(self) -> Result<JsValue, String> {
         let answer = self.answer?;
         let Some(timer) = self.deadline else {
-            return JsFuture::from(answer).await.map_err(|error| glue::cause_of(&error));
+            return JsFuture::from(answer).await.map_err(|error| js::cause_of(&error));
         };
         let first = Promise::race(&Array::of2(&answer, &timer.deadline.promise()));
         let settled = JsFuture::from(first).await;
@@ -101,7 +88,7 @@ impl Started {
                 Err(cause)
             }
             Ok(value) => Ok(value),
-            Err(error) => Err(glue::cause_of(&error)),
+            Err(error) => Err(js::cause_of(&error)),
         }
     }
 }
@@ -112,31 +99,14 @@ pub struct Answer {
     pub usage: Option<Usage>,
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// A provider's response, as it is declared: `{ content, usage? }`.
-    type ProviderResponse;
-    #[wasm_bindgen(method, getter, catch)]
-    fn content(this: &ProviderResponse) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    fn usage(this: &ProviderResponse) -> Result<JsValue, JsValue>;
-
-    /// `usage`'s token counts.
-    type UsageCounts;
-    #[wasm_bindgen(method, getter, catch)]
-    fn input(this: &UsageCounts) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    fn output(this: &UsageCounts) -> Result<JsValue, JsValue>;
-}
-
 /// A provider's response: `{ content, usage? }`.
 pub fn provider_answer(response: JsValue) -> Result<Answer, String> {
     if !response.is_object() {
-        return Err(format!("the provider resolved to {} instead of a response object", glue::describe(&response)));
+        return Err(format!("the provider resolved to {} instead of a response object", js::describe(&response)));
     }
     let fields: &ProviderResponse = response.unchecked_ref();
-    let text = text(fields.content().map_err(|error| glue::cause_of(&error))?)?;
-    let usage = fields.usage().map_err(|error| glue::cause_of(&error))?;
+    let text = text(fields.content().map_err(|error| js::cause_of(&error))?)?;
+    let usage = fields.usage().map_err(|error| js::cause_of(&error))?;
     let usage = usage.is_object().then(|| {
         let counts: &UsageCounts = usage.unchecked_ref();
         // A count that cannot be read is left out, as a missing one is.
@@ -152,24 +122,14 @@ pub struct ConditionalWrite {
     pub current_version: Option<f64>,
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// The answer of a store's `putIfVersion`, as it is declared.
-    type ConditionalWriteAnswer;
-    #[wasm_bindgen(method, getter, catch)]
-    fn applied(this: &ConditionalWriteAnswer) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = currentVersion)]
-    fn current_version(this: &ConditionalWriteAnswer) -> Result<JsValue, JsValue>;
-}
-
 pub fn conditional_write_answer(answer: JsValue) -> Result<ConditionalWrite, String> {
-    let unreadable = |error: JsValue| glue::cause_of(&error);
+    let unreadable = |error: JsValue| js::cause_of(&error);
     let fields: &ConditionalWriteAnswer = answer.unchecked_ref();
     let applied = if answer.is_object() { fields.applied().map_err(unreadable)?.as_bool() } else { None };
     let Some(applied) = applied else {
         return Err(format!(
             "the store's putIfVersion resolved to {} instead of {{ applied: boolean, currentVersion? }}",
-            glue::describe(&answer)
+            js::describe(&answer)
         ));
     };
     let current_version = fields.current_version().map_err(unreadable)?.as_f64().filter(|n| n.is_finite());
@@ -184,5 +144,5 @@ pub fn callback_answer(value: JsValue) -> Result<Answer, String> {
 fn text(value: JsValue) -> Result<JsString, String> {
     value
         .dyn_into::<JsString>()
-        .map_err(|value| format!("the summarizer returned {} instead of a string", glue::describe(&value)))
+        .map_err(|value| format!("the summarizer returned {} instead of a string", js::describe(&value)))
 }

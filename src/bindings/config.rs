@@ -1,22 +1,22 @@
 //! Checks a stage's config at build time (SPEC §3): every refusal is thrown
 //! by `summarize(config)` at once. The rules and the words are the core's.
 
-use js_sys::{Function, JsString};
+use js_sys::{Function, JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::call;
-use super::glue::{cause_of, describe};
-use super::handle::{new_handle, Callee, Settings, StageHandle, KNOWN};
+use super::js::{assign, cause_of, describe, Callee};
+use super::stage::option;
 use crate::core::config::{
     claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option,
-    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, SUMMARIZE_CALL,
+    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 use crate::core::format::DEFAULT_STRATEGY_ID;
 
-/// A stage's handle over a copy of `config`, refusing one that is not an
-/// object, or that cannot be read.
-pub fn handle_for(config: &JsValue, id: f64) -> Result<StageHandle, ConfigError> {
+/// The config's own enumerable properties, copied as `{ ...config }` reads
+/// them (once: later changes to the object change nothing), and checked.
+pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
     let refusal = |found: &str| {
         ConfigError::invalid(
             SUMMARIZE_CALL,
@@ -30,24 +30,29 @@ pub fn handle_for(config: &JsValue, id: f64) -> Result<StageHandle, ConfigError>
     if !config.is_object() {
         return Err(refusal(&describe(config)));
     }
-    KNOWN
-        .with(|known| new_handle(config, id, known))
-        .map_err(|error| refusal(&format!("an object that cannot be read (reading it threw: {})", cause_of(&error))))
+    let copy = assign(&Object::new(), config)
+        .map_err(|error| refusal(&format!("an object that cannot be read (reading it threw: {})", cause_of(&error))))?;
+    check(&copy)?;
+    check_keys(&copy)?;
+    Ok(copy)
 }
 
 /// Refuses a key the stage does not read: it would be dropped silently.
-pub fn check_keys(handle: &StageHandle) -> Result<(), ConfigError> {
-    match handle.unknown_key() {
-        Some(key) => Err(ConfigError::unknown_key(&String::from(key), &describe(&handle.unknown_value()))),
-        None => Ok(()),
+fn check_keys(copy: &Object) -> Result<(), ConfigError> {
+    for key in Object::keys(copy) {
+        let name = String::from(key.unchecked_ref::<JsString>());
+        if !KNOWN_KEYS.contains(&name.as_str()) {
+            return Err(ConfigError::unknown_key(&name, &describe(&js_sys::Reflect::get(copy, &key).unwrap_or_default())));
+        }
     }
+    Ok(())
 }
 
-/// Checks every option; resolves to the claims' lease when claims are on
-/// (worked out once, here, from `claimLeaseMs` and `timeoutMs`).
-pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
-    let llm = config.value(Key::Llm);
-    let model = config.get(Key::Model);
+/// Checks every option.
+fn check(copy: &Object) -> Result<(), ConfigError> {
+    let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
+    let llm = option(copy, Key::Llm);
+    let model = get(Key::Model);
     if llm.is_function() {
         if let Some(model) = model {
             return Err(ConfigError::model_with_callback(&describe(&model)));
@@ -64,11 +69,11 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             ));
         }
         if !model.as_ref().and_then(|model| model.dyn_ref::<JsString>()).is_some_and(|model| model.length() > 0) {
-            return Err(ConfigError::model_required(&describe(&config.value(Key::Model))));
+            return Err(ConfigError::model_required(&describe(&option(copy, Key::Model))));
         }
     }
 
-    let store = config.get(Key::Store);
+    let store = get(Key::Store);
     if let Some(store) = &store {
         if !(store.is_object() && call::method(store, "store.put", Callee::put).is_ok()) {
             return Err(ConfigError::invalid(
@@ -82,22 +87,28 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
         }
     }
 
+    let number_option = |key: Key| get(key).map_or(Ok(None), |value| number(SUMMARIZE_CALL, &value, key.name()));
     let defaults = StageConfig::new(Shape::Callback);
     for (key, default) in [
         (Key::TriggerMinEntries, defaults.trigger_min_entries),
         (Key::PreserveRecent, defaults.preserve_recent),
         (Key::MinFoldEntries, defaults.min_fold_entries),
     ] {
-        number_option(config, key)?.map(|n| count_option(SUMMARIZE_CALL, key.name(), n, default)).transpose()?;
+        number_option(key)?.map(|n| count_option(SUMMARIZE_CALL, key.name(), n, default)).transpose()?;
     }
-    number_option(config, Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
-    number_option(config, Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
-    number_option(config, Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
-    let timeout_ms =
-        number_option(config, Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
-    string(config, Key::SystemPrompt, || "Fix: pass the instruction text, or omit it for the default.".to_owned())?;
-    string(config, Key::StrategyId, || format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'."))?;
-    if let Some(tier) = config.get(Key::SummaryTier) {
+    number_option(Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
+    number_option(Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
+    number_option(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
+    let timeout_ms = number_option(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
+    let string = |key: Key, fix: String| match get(key) {
+        Some(value) if !value.is_string() => {
+            Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key.name(), "a string", &describe(&value), &fix))
+        }
+        _ => Ok(()),
+    };
+    string(Key::SystemPrompt, "Fix: pass the instruction text, or omit it for the default.".to_owned())?;
+    string(Key::StrategyId, format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'."))?;
+    if let Some(tier) = get(Key::SummaryTier) {
         if tier.as_string().as_deref().and_then(Tier::parse).is_none() {
             return Err(ConfigError::invalid(
                 SUMMARIZE_CALL,
@@ -109,7 +120,7 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             ));
         }
     }
-    let claims = match config.get(Key::Claims) {
+    let claims = match get(Key::Claims) {
         None => false,
         Some(claims) => claims.as_bool().ok_or_else(|| {
             ConfigError::invalid(
@@ -122,11 +133,16 @@ pub fn check(config: &Settings) -> Result<Option<f64>, ConfigError> {
             )
         })?,
     };
-    let lease = number_option(config, Key::ClaimLeaseMs)?;
-    let claim_lease = claim_lease_option(claims, lease, timeout_ms, store.is_some())?;
-    function(config, Key::OnEvent, "Fix: pass `(type, payload) => void`, or omit it.")?;
-    function(config, Key::Now, "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
-    Ok(claim_lease)
+    claim_lease_option(claims, number_option(Key::ClaimLeaseMs)?, timeout_ms, store.is_some())?;
+    let function = |key: Key, fix: &str| match get(key) {
+        Some(value) if !value.is_instance_of::<Function>() => {
+            Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key.name(), "a function", &describe(&value), fix))
+        }
+        _ => Ok(()),
+    };
+    function(Key::OnEvent, "Fix: pass `(type, payload) => void`, or omit it.")?;
+    function(Key::Now, "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
+    Ok(())
 }
 
 fn number(call: &str, value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {
@@ -145,43 +161,9 @@ fn number(call: &str, value: &JsValue, key: &str) -> Result<Option<f64>, ConfigE
     })
 }
 
-/// A number option of the stage, when the config has it.
-fn number_option(config: &Settings, key: Key) -> Result<Option<f64>, ConfigError> {
-    config.get(key).map_or(Ok(None), |value| number(SUMMARIZE_CALL, &value, key.name()))
-}
-
 /// A count option of `call`: absent → `default`.
 pub fn count(call: &str, value: &JsValue, key: &str, default: usize) -> Result<usize, ConfigError> {
     number(call, value, key)?.map_or(Ok(default), |n| count_option(call, key, n, default))
-}
-
-/// `fix` is written only for a refusal: a stage is built per request.
-fn string(config: &Settings, key: Key, fix: impl FnOnce() -> String) -> Result<(), ConfigError> {
-    match config.get(key) {
-        Some(value) if !value.is_string() => Err(ConfigError::invalid(
-            SUMMARIZE_CALL,
-            ErrorClass::TypeError,
-            key.name(),
-            "a string",
-            &describe(&value),
-            &fix(),
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn function(config: &Settings, key: Key, fix: &str) -> Result<(), ConfigError> {
-    match config.get(key) {
-        Some(value) if !value.is_instance_of::<Function>() => Err(ConfigError::invalid(
-            SUMMARIZE_CALL,
-            ErrorClass::TypeError,
-            key.name(),
-            "a function",
-            &describe(&value),
-            fix,
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// The refusal as the JS error class it names.

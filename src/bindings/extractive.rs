@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::config::{count, to_js_error};
-use super::glue::describe;
+use super::js::describe;
 use crate::core::config::{ConfigError, ErrorClass, EXTRACTIVE_CALL};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 

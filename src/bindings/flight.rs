@@ -8,18 +8,15 @@
 //! summary's write-back: waiting runs go on then, and a run that arrives
 //! during the write settles from the published summary at once, so a store
 //! that is slow (or never answers) holds no run but the leader's own. Runs
-//! join a flight only on an equal full key (the same identity text and the
-//! same ids), never on a hash.
+//! join a flight only on an equal full key (`span_key_text`: the same
+//! identity text and the same ids), never on a hash.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use std::task::{Poll, Waker};
 
-use js_sys::{Array, JsString};
 use wasm_bindgen::JsValue;
-
-use super::glue;
 
 use crate::core::events::{Usage, WriteBack};
 
@@ -51,30 +48,10 @@ pub enum FlightOutcome {
     },
 }
 
-/// A span as a key can be written from it: the identity's text (taken when
-/// its visit considered the fold), the recall's ids and the span's indices.
-/// Writing the key touches every id, so it is written only when another key
-/// of the same length has to be compared with it.
-pub struct SpanSource {
-    pub identity_text: JsString,
-    pub ids: Array,
-    pub span: Rc<[u32]>,
-    key: OnceCell<JsString>,
-}
-
-impl SpanSource {
-    pub fn new(identity_text: JsString, ids: Array, span: Rc<[u32]>) -> SpanSource {
-        SpanSource { identity_text, ids, span, key: OnceCell::new() }
-    }
-
-    pub fn key(&self) -> &JsString {
-        self.key.get_or_init(|| glue::span_key(&self.identity_text, &self.ids, &self.span))
-    }
-}
-
 pub struct Flight {
     stage_id: f64,
-    source: SpanSource,
+    /// The span's full key.
+    key: String,
     outcome: RefCell<Option<FlightOutcome>>,
     /// The waiting runs' futures, woken when the outcome is published (most
     /// flights have none).
@@ -85,25 +62,21 @@ thread_local! {
     static FLIGHTS: RefCell<Vec<Rc<Flight>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The flight of this stage over exactly this span: the same full key. No
-/// borrow is held while keys are written (that is JS code).
-pub fn find(stage_id: f64, source: &SpanSource) -> Option<Rc<Flight>> {
-    let same_length: Vec<Rc<Flight>> = FLIGHTS.with_borrow(|flights| {
-        flights.iter().filter(|f| f.stage_id == stage_id && f.source.span.len() == source.span.len()).cloned().collect()
-    });
-    same_length.into_iter().find(|flight| flight.source.key() == source.key())
+/// The flight of this stage over exactly this span: the same full key.
+pub fn find(stage_id: f64, key: &str) -> Option<Rc<Flight>> {
+    FLIGHTS.with_borrow(|flights| flights.iter().find(|f| f.stage_id == stage_id && f.key == key).cloned())
 }
 
 /// Registers the leader's flight.
-pub fn start(stage_id: f64, source: SpanSource) -> Rc<Flight> {
-    let flight = Rc::new(Flight { stage_id, source, outcome: RefCell::new(None), waiters: RefCell::new(Vec::new()) });
+pub fn start(stage_id: f64, key: String) -> Rc<Flight> {
+    let flight = Rc::new(Flight { stage_id, key, outcome: RefCell::new(None), waiters: RefCell::new(Vec::new()) });
     FLIGHTS.with_borrow_mut(|flights| flights.push(flight.clone()));
     flight
 }
 
 impl Flight {
-    pub fn source(&self) -> &SpanSource {
-        &self.source
+    pub fn key(&self) -> &str {
+        &self.key
     }
 
     /// The leader's outcome, once it is published. Each poll borrows only

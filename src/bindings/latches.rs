@@ -2,30 +2,23 @@
 //! Wasm memory from the stage's first refusal on. A latched stage's handle
 //! is registered with a `FinalizationRegistry`, which frees its latch once
 //! the handle is collected; a stage that never refused anything owns no
-//! Wasm memory at all (see `handle.rs`).
+//! Wasm memory at all (see `stage.rs`).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
-use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
 
-use super::glue;
-use super::handle::StageHandle;
+use super::js::{fill_random, FinalizationRegistry};
+use super::stage::StageHandle;
 use crate::core::latch::{Latch, SpanKey};
 
 thread_local! {
     static LATCHES: RefCell<HashMap<u64, Latch>> = RefCell::new(HashMap::new());
     /// Drawn once per process: see `core::latch`.
     static SEED: Cell<Option<[u64; 2]>> = const { Cell::new(None) };
-    static FREE: Function = Closure::<dyn Fn(f64)>::new(forget).into_js_value().into();
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// Web Crypto's CSPRNG, a global in every runtime the package supports.
-    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
-    fn fill_random(bytes: &mut [u8]) -> Result<(), JsValue>;
+    static REGISTRY: FinalizationRegistry =
+        FinalizationRegistry::new(&Closure::<dyn Fn(f64)>::new(forget).into_js_value().into());
 }
 
 fn seed() -> [u64; 2] {
@@ -48,35 +41,24 @@ fn seed() -> [u64; 2] {
     })
 }
 
-pub fn key_of(text: &JsString) -> SpanKey {
-    SpanKey::of(&String::from(text), seed())
-}
-
-/// Whether this stage has latched any span of this length: only then is a
-/// span's key worth reading.
-pub fn may_hold(stage: &StageHandle, span_len: usize) -> bool {
-    LATCHES.with_borrow(|latches| latches.get(&(stage.id() as u64)).is_some_and(|l| l.may_hold_span_of(span_len)))
+/// The latch's key for a span's full key text.
+pub fn key_of(text: &str) -> SpanKey {
+    SpanKey::of(text, seed())
 }
 
 pub fn contains(stage: &StageHandle, key: SpanKey) -> bool {
     LATCHES.with_borrow(|latches| latches.get(&(stage.id() as u64)).is_some_and(|l| l.contains(key)))
 }
 
-pub fn insert(stage: &StageHandle, key: SpanKey, span_len: usize) {
+pub fn insert(stage: &StageHandle, key: SpanKey) {
     let id = stage.id() as u64;
     let created = LATCHES.with_borrow_mut(|latches| {
-        let mut created = false;
-        latches
-            .entry(id)
-            .or_insert_with(|| {
-                created = true;
-                Latch::new(Latch::DEFAULT_CAPACITY)
-            })
-            .insert(key, span_len);
+        let created = !latches.contains_key(&id);
+        latches.entry(id).or_insert_with(|| Latch::new(Latch::DEFAULT_CAPACITY)).insert(key);
         created
     });
     if created {
-        FREE.with(|free| glue::free_when_collected(stage, id as f64, free));
+        REGISTRY.with(|registry| registry.register(stage, &JsValue::from_f64(id as f64)));
     }
 }
 

@@ -13,40 +13,39 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, JsString};
+use js_sys::{Array, Function, JsString, Promise};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::call::{self, AbortController, Answer, Started};
-use super::flight::{self, Flight, FlightOutcome, SpanSource};
-use super::glue::{self, RecallRead};
-use super::handle::{Callee, Settings, StageHandle};
+use super::call::{self, Answer, Started};
+use super::flight::{self, Flight, FlightOutcome};
+use super::identity::identity_text;
+use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::latches;
-use super::output::SummaryEntry;
-use super::output::{self, Coverage, FoldResult, Message, Metadata, Payload, ProviderRequest, Source};
-use crate::core::config::claim_version;
-use crate::core::config::{Key, StageConfig};
+use super::output::{
+    self, to_js, ClaimEntry, Coverage, EventRecord, FoldResult, JsText, Message, Metadata, Payload, ProviderRequest,
+    Source, SummaryEntry,
+};
+use super::recall::{self, Recall, Unusable};
+use super::stage::{Settings, StageHandle};
+use crate::core::config::{claim_version, Key};
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
-use crate::core::format::{transcript, LineText, TranscriptLine};
-use crate::core::recall::{partition, EntryFacts, StringTable, SummaryFacts};
+use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::latch::span_key_text;
+use crate::core::recall::partition;
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
-/// `scope.loaded`, emits through `scope.$emit`; its result is undefined.
-///
-/// A visit hands back its result itself when it settled without waiting (no
-/// call, or a flight's published outcome), and a Promise of it while it
-/// waits on the summarizer or the store: `guarded` in glue.js makes the
-/// stage's Promise from either, and lists only the waiting ones.
-pub fn run(stage: StageHandle, scope: JsValue) -> JsValue {
-    let read = glue::read_scope(&scope);
-    let identity = read.identity();
+/// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
+pub fn run(stage: StageHandle, scope: JsValue) -> Promise {
+    let (identity, read) = recall::read_scope(&scope);
     visit(stage, read, identity, Target::Scope(scope))
 }
 
-/// `stage.fold(loaded, identity)`: the same visit; its result is `{ recall, events }`.
-pub fn fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> JsValue {
-    let read = glue::read_recall(&loaded);
+/// `stage.fold(loaded, identity)`: the same visit; resolves to `{ recall, events }`.
+pub fn fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Promise {
+    let read = recall::read_recall(&loaded);
     visit(stage, read, identity, Target::Fold(loaded))
 }
 
@@ -62,11 +61,10 @@ enum Target {
 struct Visit {
     stage: StageHandle,
     settings: Settings,
-    config: StageConfig,
-    snapshot: Array,
-    ids: Array,
+    recall: Recall,
+    /// How many entries `loaded` held, even when reading stopped at a bad one.
+    loaded_len: usize,
     identity: JsValue,
-    facts: Vec<EntryFacts>,
     target: Target,
 }
 
@@ -84,58 +82,49 @@ impl Outcome {
     }
 }
 
-fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target) -> JsValue {
-    // 1. Recall, read once by iteration (glue.js), with every entry's facts.
-    let snapshot = read.snapshot();
+fn visit(stage: StageHandle, read: Result<Recall, Unusable>, identity: JsValue, target: Target) -> Promise {
     let settings = stage.settings();
-    let mut config = settings.core_config();
-    config.claim_lease_ms = stage.claim_lease_ms(&settings);
-    let mut visit = Visit { stage, settings, config, snapshot, ids: read.ids(), identity, facts: Vec::new(), target };
-    if let Some(spot) = read.invalid() {
-        let outcome = visit.invalid_input(InvalidSpot {
-            index: usize::try_from(spot.index()).ok(),
-            field: spot.field(),
-            found: spot.found(),
-            expected: spot.expected(),
-        });
-        return visit.deliver(outcome);
+    // 1. Recall, read once by iteration, every field of every entry once.
+    let (recall, loaded_len, invalid) = match read {
+        Ok(recall) => {
+            let loaded_len = recall.entries.len();
+            (recall, loaded_len, None)
+        }
+        Err(Unusable { spot, loaded_len }) => (Recall::default(), loaded_len, Some(spot)),
+    };
+    let visit = Visit { stage, settings, recall, loaded_len, identity, target };
+    if let Some(spot) = invalid {
+        return Promise::resolve(&visit.deliver(visit.invalid_input(spot)));
     }
-    let loaded_len = visit.snapshot.length() as usize;
-    if loaded_len == 0
-        || decision::unchanged_without_reading(&visit.config, loaded_len, read.summaries_and_claims() as usize)
-    {
-        let settled = Settled { recall: (0..loaded_len as u32).collect(), event: None };
-        return visit.deliver(Outcome::of(settled));
+    if loaded_len == 0 {
+        return Promise::resolve(&visit.deliver(Outcome::of(Settled { recall: Vec::new(), event: None })));
     }
-    visit.facts = facts_of(&read, loaded_len);
 
     // 2–5. Partition, seam, and whether a call is worth making at all.
-    let candidate = match decision::plan(&visit.config, &visit.facts, partition(&visit.facts)) {
-        Plan::Settle(settled) => return visit.deliver(Outcome::of(settled)),
+    let facts = &visit.recall.facts;
+    let candidate = match decision::plan(&visit.settings.core, facts, partition(facts)) {
+        Plan::Settle(settled) => return Promise::resolve(&visit.deliver(Outcome::of(settled))),
         Plan::Consider(candidate) => candidate,
     };
 
     // 7 and §8: latched, or too short for any summary to pay; another run's
     // call over the same span; a clock that cannot stamp the fold.
     // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
-    let span: Rc<[u32]> = candidate.folded_indices().iter().map(|&i| i as u32).collect();
-    let source = glue::identity_key(&visit.identity)
-        .map(|identity_text| SpanSource::new(identity_text, visit.ids.clone(), span.clone()));
-    let key_latched = |source: &SpanSource| {
-        latches::may_hold(&visit.stage, span.len()) && latches::contains(&visit.stage, latches::key_of(source.key()))
-    };
-    if source.as_ref().is_some_and(key_latched) {
-        return visit.deliver(Outcome::of(candidate.latched()));
+    let span: Rc<[usize]> = candidate.folded_indices().into();
+    let ids = span.iter().map(|&index| visit.recall.id_texts[index].as_str());
+    let key = identity_text(&visit.identity).map(|identity| span_key_text(&identity, ids));
+    if key.as_deref().is_some_and(|key| latches::contains(&visit.stage, latches::key_of(key))) {
+        return Promise::resolve(&visit.deliver(Outcome::of(candidate.latched())));
     }
     if candidate.cannot_pass() {
-        return visit.deliver(Outcome::of(candidate.predicted_not_smaller()));
+        return Promise::resolve(&visit.deliver(Outcome::of(candidate.predicted_not_smaller())));
     }
-    if let Some(deferred) = candidate.defer(&visit.config) {
-        return visit.deliver(Outcome::of(deferred));
+    if let Some(deferred) = candidate.defer(&visit.settings.core) {
+        return Promise::resolve(&visit.deliver(Outcome::of(deferred)));
     }
     let stage_id = visit.stage.id();
-    let in_flight = |source: &Option<SpanSource>| source.as_ref().and_then(|source| flight::find(stage_id, source));
-    if let Some(flight) = in_flight(&source) {
+    let in_flight = |key: &Option<String>| key.as_deref().and_then(|key| flight::find(stage_id, key));
+    if let Some(flight) = in_flight(&key) {
         return visit.follow(candidate, flight);
     }
     // Only a user's `now` can fail, so only it is read before paying for the
@@ -145,29 +134,29 @@ fn visit(stage: StageHandle, read: RecallRead, identity: JsValue, target: Target
         Err(found) => {
             let settled = candidate.invalid_clock(&found);
             visit.warn_about(settled.event.as_ref());
-            return visit.deliver(Outcome::of(settled));
+            return Promise::resolve(&visit.deliver(Outcome::of(settled)));
         }
     };
     // A user's `now` is user code: it may have started a run over this span.
-    if let Some(flight) = in_flight(&source) {
+    if let Some(flight) = in_flight(&key) {
         return visit.follow(candidate, flight);
     }
 
     // 8. The one call, started now. The flight is listed first: the call
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
-    let flight = source.map(|source| flight::start(stage_id, source));
-    let first = match visit.config.claim_lease_ms {
+    let flight = key.map(|key| flight::start(stage_id, key));
+    let first = match visit.settings.core.claim_lease_ms {
         Some(lease_ms) => First::Claim { lease_ms },
         None => match visit.start_call(&span) {
             Ok(started) => First::Call(started),
             Err(Unreadable(what)) => {
                 let outcome = FlightOutcome::Unreadable { what };
-                return visit.conclude(&candidate, flight, outcome, &ClaimState::Silent);
+                return Promise::resolve(&visit.conclude(&candidate, flight, outcome, &ClaimState::Silent));
             }
         },
     };
-    future_to_promise(visit.lead(candidate, span, flight, clock_before_call, first)).into()
+    future_to_promise(visit.lead(candidate, span, flight, clock_before_call, first))
 }
 
 /// What the run that leads does first: await the call it started, or (with
@@ -214,7 +203,7 @@ impl Visit {
     async fn claim_and_call(
         &self,
         candidate: &Candidate,
-        span: &[u32],
+        span: &[usize],
         flight: &Option<Rc<Flight>>,
         clock_before_call: f64,
         lease_ms: f64,
@@ -241,7 +230,7 @@ impl Visit {
                         let _ = give_up.answer().await;
                     });
                 }
-                self.warn_once(|| warning::claim_refused(&self.strategy_id(), &candidate.claim_id(), &cause));
+                self.warn_once(|| warning::claim_refused(&self.settings.strategy_id, &candidate.claim_id(), &cause));
                 let outcome = FlightOutcome::ClaimFailed { cause };
                 return Err(self.conclude(candidate, flight.clone(), outcome, &ClaimState::Silent));
             }
@@ -260,7 +249,7 @@ impl Visit {
     /// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
     /// live claim is there", so of all the runs over a span, one holds it.
     async fn claim(&self, candidate: &Candidate, now: f64, lease_ms: f64) -> ClaimAnswer {
-        let store = self.settings.value(Key::Store);
+        let store = self.settings.store.clone().unwrap_or_default();
         // Undefined means a store without claims; anything else that is not a function is a broken one.
         let put_if_version = match store.unchecked_ref::<Callee>().put_if_version() {
             Ok(method) if method.is_undefined() => return ClaimAnswer::Unsupported,
@@ -311,20 +300,22 @@ impl Visit {
         let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
         let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..*held };
         let entry = self.claim_entry(candidate, &released, now + 1.0);
-        let method = call::method(&self.settings.value(Key::Store), "store.putIfVersion", Callee::put_if_version);
+        let store = self.settings.store.clone().unwrap_or_default();
+        let method = call::method(&store, "store.putIfVersion", Callee::put_if_version);
         self.put_if_version(method, &entry, held.version)
     }
 
     /// Starts `store.putIfVersion(identity, entry, expected_version)`, under `timeoutMs`.
     fn put_if_version(&self, method: Result<Function, String>, entry: &JsValue, expected_version: f64) -> Started {
         let args = Array::of3(&self.identity, entry, &JsValue::from_f64(expected_version));
-        Started::call(&self.settings.value(Key::Store), method, &args, self.config.timeout_ms, None)
+        let store = self.settings.store.clone().unwrap_or_default();
+        Started::call(&store, method, &args, self.settings.core.timeout_ms, None)
     }
 
     /// What an event says of a run that made its call without a claim: once
     /// per stage, that the store cannot take claims.
     fn unclaimed(&self) -> ClaimState {
-        if self.config.claim_lease_ms.is_none() || self.stage.claims_noted() {
+        if self.settings.core.claim_lease_ms.is_none() || self.stage.claims_noted() {
             return ClaimState::Silent;
         }
         self.stage.set_claims_noted(true);
@@ -335,7 +326,7 @@ impl Visit {
     async fn lead(
         self,
         candidate: Candidate,
-        span: Rc<[u32]>,
+        span: Rc<[usize]>,
         flight: Option<Rc<Flight>>,
         clock_before_call: f64,
         first: First,
@@ -350,7 +341,7 @@ impl Visit {
             }
         };
         // 8. Await the summarizer's answer.
-        let answer = started.answer().await.and_then(|value| match self.config.model() {
+        let answer = started.answer().await.and_then(|value| match self.settings.core.model() {
             Some(_) => call::provider_answer(value),
             None => call::callback_answer(value),
         });
@@ -374,7 +365,7 @@ impl Visit {
         let summary_chars = candidate.label_chars() + text.length() as usize;
         if summary_chars >= candidate.span.chars {
             if let Some(flight) = &flight {
-                latches::insert(&self.stage, latches::key_of(flight.source().key()), span.len());
+                latches::insert(&self.stage, latches::key_of(flight.key()));
             }
             let outcome = FlightOutcome::NotSmaller { summary_chars, usage };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
@@ -383,7 +374,7 @@ impl Visit {
         // the call; a clock that broke during it keeps the earlier reading).
         let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
         let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref());
-        let Some(store) = self.settings.get(Key::Store) else {
+        let Some(store) = self.settings.store.clone() else {
             let outcome = FlightOutcome::Folded { entry, summary_chars, write_back: WriteBack::NoStore, usage };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
         };
@@ -405,7 +396,7 @@ impl Visit {
         let (write_back, claim) = match written {
             Ok(()) => (WriteBack::Written, claim),
             Err(cause) => {
-                self.warn_once(|| warning::store_refused(&self.strategy_id(), &cause));
+                self.warn_once(|| warning::store_refused(&self.settings.strategy_id, &cause));
                 // No summary for the fleet to load: let the next turn pay for it.
                 let claim = self.give_up_or(&candidate, held, || claim).await;
                 (WriteBack::Failed(cause), claim)
@@ -418,16 +409,15 @@ impl Visit {
 
     /// A run over a span another run is calling for: it settles from that
     /// run's outcome, at once when it is published already.
-    fn follow(self, candidate: Candidate, flight: Rc<Flight>) -> JsValue {
+    fn follow(self, candidate: Candidate, flight: Rc<Flight>) -> Promise {
         if let Some(outcome) = flight.published() {
             let settled = self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent);
-            return self.deliver(settled);
+            return Promise::resolve(&self.deliver(settled));
         }
         future_to_promise(async move {
             let outcome = flight.outcome().await;
             Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent)))
         })
-        .into()
     }
 
     /// The leader's end without a write: publish, free the span, settle.
@@ -443,7 +433,7 @@ impl Visit {
     }
 
     fn settle(&self, candidate: &Candidate, outcome: FlightOutcome, caller: Caller, claim: &ClaimState) -> Outcome {
-        let model = self.config.model();
+        let model = self.settings.core.model();
         match outcome {
             FlightOutcome::ClaimedElsewhere => Outcome::of(candidate.claimed_elsewhere()),
             FlightOutcome::ClaimFailed { cause } => Outcome::of(candidate.claim_failed(&cause)),
@@ -465,69 +455,64 @@ impl Visit {
     }
 
     fn invalid_input(&self, spot: InvalidSpot) -> Outcome {
-        let settled = decision::invalid_input(self.snapshot.length() as usize, &spot);
+        let settled = decision::invalid_input(self.loaded_len, &spot);
         self.warn_about(settled.event.as_ref());
         Outcome { settled, new_summary: JsValue::UNDEFINED, untouched: true }
     }
 
     /// SPEC §4 step 8: starts the summarizer call. The provider gets the
     /// transcript as data; the callback gets the span's own value objects.
-    fn start_call(&self, span: &[u32]) -> Result<Started, Unreadable> {
-        let settings = &self.settings;
-        let timeout_ms = self.config.timeout_ms;
-        Ok(match settings.provider_model() {
+    fn start_call(&self, span: &[usize]) -> Result<Started, Unreadable> {
+        let timeout_ms = self.settings.core.timeout_ms;
+        let instruction = self.settings.instruction();
+        Ok(match self.settings.core.model() {
             Some(model) => {
                 let text = self.transcript(span).ok_or(Unreadable("write the transcript"))?;
                 let controller = timeout_ms.map(|_| AbortController::new());
                 let request = ProviderRequest {
-                    system_prompt: settings.instruction(self.config.max_summaries.is_some()),
-                    messages: [Message { role: output::fixed(|f| f.user.clone()), content: text }],
-                    model,
+                    system_prompt: instruction,
+                    messages: [Message { role: "user", content: text }],
+                    model: model.to_owned(),
                     signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
                 };
-                let request = Array::of1(&output::to_js(&request));
-                let llm = settings.value(Key::Llm);
-                Started::call(
-                    &llm,
-                    call::method(&llm, "llm.complete", Callee::complete),
-                    &request,
-                    timeout_ms,
-                    controller,
-                )
+                let llm = &self.settings.llm;
+                let complete = call::method(llm, "llm.complete", Callee::complete);
+                Started::call(llm, complete, &Array::of1(&to_js(&request)), timeout_ms, controller)
             }
             None => {
-                let messages = glue::span_values(&self.snapshot, span).ok_or(Unreadable("gather its messages"))?;
-                let instruction = Message {
-                    role: output::fixed(|f| f.system.clone()),
-                    content: settings.instruction(self.config.max_summaries.is_some()),
-                };
-                messages.unshift(&output::to_js(&instruction));
-                let callback = call::function_of(Ok(settings.value(Key::Llm)), Key::Llm.name());
+                let messages = recall::span_values(&self.recall, span);
+                messages.unshift(&to_js(&Message { role: "system", content: instruction }));
+                let callback = call::function_of(Ok(self.settings.llm.clone()), Key::Llm.name());
                 Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
             }
         })
     }
 
-    /// The provider transcript (SPEC §5), or None when a span entry can no
-    /// longer be read. The core lays it out; texts that cannot hold a marker
-    /// stay in JS and are spliced in there (see `spanTexts` in glue.js).
-    fn transcript(&self, span: &[u32]) -> Option<JsString> {
-        let read = glue::span_texts(&self.snapshot, span, &output::fixed(|f| f.marker_lead.clone()))?;
-        let absent_roles = read.absent_roles();
-        let marked_at = read.marked_at();
-        let marked = StringTable::from_utf16_lengths(read.marked(), &read.marked_lengths()).ok()?;
-        // `marked_at` is ascending: the texts are listed in order.
-        let text = |at: usize| match marked_at.binary_search(&(at as u32)) {
-            Ok(k) => LineText::Text(marked.get(k)),
-            Err(_) => LineText::Spliced,
+    /// The provider transcript (SPEC §5), from each span entry's role and
+    /// content as read; None when a role has no string form.
+    fn transcript(&self, span: &[usize]) -> Option<String> {
+        let roles = recall::span_roles(&self.recall, span)?;
+        let contents: Vec<String> = span.iter().map(|&index| self.recall.content_text(index)).collect();
+        Some(transcript(span.iter().zip(&roles).zip(&contents).map(|((&index, role), content)| TranscriptLine {
+            role: role.as_deref(),
+            turn: self.recall.facts[index].turn,
+            content,
+        })))
+    }
+
+    /// The first folded entry's `source.identity`, when truthy (SPEC §2).
+    fn source_identity(&self, span: &[usize]) -> JsValue {
+        let source = &self.recall.sources[span[0]];
+        let identity = if source.is_object() {
+            source.unchecked_ref::<SourceFields>().identity().unwrap_or_default()
+        } else {
+            JsValue::UNDEFINED
         };
-        let plan = transcript(span.iter().enumerate().map(|(k, &index)| TranscriptLine {
-            role: (absent_roles[k] == 0).then(|| text(2 * k)),
-            turn: self.facts[index as usize].turn,
-            content: text(2 * k + 1),
-        }));
-        let splices: Vec<u32> = plan.splices.iter().flat_map(|&(offset, piece)| [offset, piece]).collect();
-        Some(glue::assemble_transcript(&read.texts(), &plan.text, &splices))
+        if identity.is_truthy() {
+            identity
+        } else {
+            JsValue::UNDEFINED
+        }
     }
 
     /// The claim entry on `candidate`'s span, with its lease ending at `ttl`.
@@ -535,12 +520,11 @@ impl Visit {
         let facts = candidate.span;
         // Just before the oldest loaded entry: a recency window that starts
         // at the span never loads the claim in place of one of its messages.
-        let oldest = self.facts.iter().filter_map(|f| f.updated_at).fold(f64::INFINITY, f64::min);
+        let oldest = self.recall.facts.iter().filter_map(|f| f.updated_at).fold(f64::INFINITY, f64::min);
         let dated = if oldest.is_finite() { oldest - 1.0 } else { held.claimed_at };
-        let first = candidate.folded_indices().first().map_or(JsValue::UNDEFINED, |&i| self.snapshot.get(i as u32));
-        let entry = output::ClaimEntry {
+        to_js(&ClaimEntry {
             id: &held.id,
-            value: Message { role: output::fixed(|f| f.system.clone()), content: output::fixed(|f| f.empty.clone()) },
+            value: Message { role: "system", content: "" },
             metadata: output::ClaimMetadata {
                 summary_claim: output::Claim {
                     from_turn: facts.from_turn,
@@ -556,10 +540,9 @@ impl Visit {
             last_accessed_at: held.claimed_at,
             access_count: 0,
             ttl,
-            tier: output::fixed(|f| f.tier(self.settings.tier())),
-            source: Source { turn: facts.to_turn, identity: glue::source_identity(&first) },
-        };
-        output::to_js(&entry)
+            tier: self.settings.tier.as_str(),
+            source: Source { turn: facts.to_turn, identity: self.source_identity(&candidate.folded_indices()) },
+        })
     }
 
     /// The summary entry, in SPEC §2 key order. Its coverage names the
@@ -567,32 +550,28 @@ impl Visit {
     fn summary_entry(
         &self,
         candidate: &Candidate,
-        span: &[u32],
+        span: &[usize],
         text: &JsString,
         now: f64,
         held: Option<&HeldClaim>,
     ) -> JsValue {
         let facts = candidate.span;
         let anchor = candidate.anchor.unwrap_or(now);
-        let label = self.config.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
-        let content = JsString::from(label).concat(text);
-        let first = self.snapshot.get(span[0]);
-        let entry = SummaryEntry {
+        let label = self.settings.core.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
+        let covered_ids: Array = span.iter().map(|&index| self.recall.ids[index].clone()).collect();
+        if let Some(held) = held {
+            covered_ids.push(&JsValue::from_str(&held.id));
+        }
+        to_js(&SummaryEntry {
             id: &candidate.summary_id(),
-            value: Message { role: output::fixed(|f| f.system.clone()), content },
+            value: Message { role: "system", content: JsText(JsString::from(label).concat(text)) },
             metadata: Metadata {
                 summarizes: Coverage {
                     from_turn: facts.from_turn,
                     to_turn: facts.to_turn,
                     entry_count: facts.entries,
-                    covered_ids: {
-                        let ids = glue::pick_ids(&self.ids, span);
-                        if let Some(held) = held {
-                            ids.push(&JsValue::from_str(&held.id));
-                        }
-                        ids
-                    },
-                    model: self.settings.provider_model().map_or(JsValue::UNDEFINED, JsValue::from),
+                    covered_ids,
+                    model: self.settings.core.model().map(str::to_owned),
                     summarized_at_ms: now,
                 },
             },
@@ -601,40 +580,35 @@ impl Visit {
             updated_at: anchor,
             last_accessed_at: now,
             access_count: 0,
-            ttl: self.config.ttl_ms.map(|ttl| anchor + ttl),
-            tier: output::fixed(|f| f.tier(self.settings.tier())),
-            source: Source { turn: facts.to_turn, identity: glue::source_identity(&first) },
-        };
-        output::to_js(&entry)
+            ttl: self.settings.core.ttl_ms.map(|ttl| anchor + ttl),
+            tier: self.settings.tier.as_str(),
+            source: Source { turn: facts.to_turn, identity: self.source_identity(span) },
+        })
     }
 
     /// `await store.put(scope.identity, entry)`, under `timeoutMs` when set.
     async fn put(&self, store: &JsValue, entry: &JsValue) -> Result<(), String> {
         let args = Array::of2(&self.identity, entry);
         let put = call::method(store, "store.put", Callee::put);
-        Started::call(store, put, &args, self.config.timeout_ms, None).answer().await.map(drop)
+        Started::call(store, put, &args, self.settings.core.timeout_ms, None).answer().await.map(drop)
     }
 
     fn failed(&self, cause: String) -> FlightOutcome {
-        self.warn_once(|| warning::summarizer_failed(&self.strategy_id(), &cause));
+        self.warn_once(|| warning::summarizer_failed(&self.settings.strategy_id, &cause));
         FlightOutcome::Failed { cause }
     }
 
     /// The configured `now`, or `default()` without one.
     fn clock(&self, default: impl FnOnce() -> f64) -> Result<f64, String> {
-        match self.settings.clock() {
-            Some(now) => read_clock(&now),
+        match &self.settings.now {
+            Some(now) => read_clock(now),
             None => Ok(default()),
         }
     }
 
-    fn strategy_id(&self) -> String {
-        self.settings.strategy().into()
-    }
-
     fn warn_about(&self, event: Option<&Event>) {
         if let Some(event) = event {
-            self.warn_once(|| warning::declined(&self.strategy_id(), &event.reason));
+            self.warn_once(|| warning::declined(&self.settings.strategy_id, &event.reason));
         }
     }
 
@@ -642,7 +616,8 @@ impl Visit {
     fn warn_once(&self, message: impl FnOnce() -> String) {
         if !self.stage.warned() {
             self.stage.set_warned(true);
-            glue::warn(&message());
+            // A console that throws has nowhere else to say it.
+            let _ = js::console_warn(&message());
         }
     }
 
@@ -651,44 +626,60 @@ impl Visit {
     fn deliver(&self, outcome: Outcome) -> JsValue {
         let Outcome { settled, new_summary, untouched } = outcome;
         let payload = settled.event.as_ref().map(|event| self.payload(event));
-        let recall = || glue::pick(&self.snapshot, &settled.recall, &new_summary, NEW_SUMMARY_SLOT);
+        let recall = || -> Array {
+            let entry = |slot: &u32| match *slot {
+                NEW_SUMMARY_SLOT => new_summary.clone(),
+                index => self.recall.entries[index as usize].clone(),
+            };
+            settled.recall.iter().map(entry).collect()
+        };
         match &self.target {
             Target::Scope(scope) => {
-                if !untouched && !settled.is_unchanged(self.snapshot.length() as usize) {
-                    glue::assign_loaded(scope, &recall());
+                if !untouched && !settled.is_unchanged(self.loaded_len) {
+                    // A scope that refuses the write keeps its own recall.
+                    let _ = scope.unchecked_ref::<Scope>().set_loaded(&recall());
                 }
                 if let Some(payload) = &payload {
-                    glue::send_event(
-                        scope,
-                        &self.settings.value(Key::OnEvent),
-                        &output::fixed(|f| f.event_type.clone()),
-                        payload,
-                    );
+                    self.emit(Some(scope), payload);
                 }
                 JsValue::UNDEFINED
             }
             Target::Fold(loaded) => {
                 let events = Array::new();
                 if let Some(payload) = &payload {
-                    let kind = output::fixed(|f| f.event_type.clone());
-                    glue::send_event(&JsValue::UNDEFINED, &self.settings.value(Key::OnEvent), &kind, payload);
-                    events.push(&output::to_js(&output::EventRecord { kind, payload: payload.clone() }));
+                    self.emit(None, payload);
+                    events.push(&to_js(&EventRecord { kind: EVENT_TYPE, payload: payload.clone() }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };
-                output::to_js(&FoldResult { recall, events })
+                to_js(&FoldResult { recall, events })
             }
         }
     }
 
+    /// `scope.$emit` (this = scope), then `onEvent`. An observer that throws
+    /// is ignored: its failure is the observer's, and the turn goes on.
+    fn emit(&self, scope: Option<&JsValue>, payload: &JsValue) {
+        let kind = JsValue::from_str(EVENT_TYPE);
+        if let Some(scope) = scope {
+            if let Ok(emit) = scope.unchecked_ref::<Scope>().emit() {
+                if emit.is_function() {
+                    let _ = emit.unchecked_ref::<Function>().call2(scope, &kind, payload);
+                }
+            }
+        }
+        if let Some(on_event) = &self.settings.on_event {
+            let _ = on_event.call2(&JsValue::UNDEFINED, &kind, payload);
+        }
+    }
+
     fn payload(&self, event: &Event) -> JsValue {
-        let dropped: Vec<u32> = event.dropped.iter().map(|&i| i as u32).collect();
-        output::to_js(&Payload {
-            strategy_id: self.settings.strategy(),
-            strategy_kind: output::fixed(|f| f.strategy_kind.clone()),
+        to_js(&Payload {
+            strategy_id: &self.settings.strategy_id,
+            strategy_kind: STRATEGY_KIND,
             reason: &event.reason,
             input_memory_count: event.input_count,
             output_memory_count: event.output_count,
-            dropped_ids: glue::pick_ids(&self.ids, &dropped),
+            dropped_ids: event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect(),
             added_ids: event.added.as_slice(),
             score_evidence: &event.evidence,
         })
@@ -706,38 +697,7 @@ fn end_flight(flight: Option<Rc<Flight>>, outcome: &FlightOutcome) {
 /// Reads a user's `now`: a finite number of unix ms, or what was found.
 fn read_clock(now: &Function) -> Result<f64, String> {
     match now.call0(&JsValue::UNDEFINED) {
-        Ok(value) => value.as_f64().filter(|ms| ms.is_finite()).ok_or_else(|| glue::describe(&value)),
-        Err(error) => Err(format!("nothing (it threw: {})", glue::cause_of(&error))),
+        Ok(value) => value.as_f64().filter(|ms| ms.is_finite()).ok_or_else(|| js::describe(&value)),
+        Err(error) => Err(format!("nothing (it threw: {})", js::cause_of(&error))),
     }
-}
-
-/// The core's facts from what glue.js read (NaN marks what is absent), in
-/// one copy out of JS.
-fn facts_of(read: &RecallRead, entries: usize) -> Vec<EntryFacts> {
-    let facts = read.facts().to_vec();
-    // A column starts where `FACT_COLUMNS` says; one the array lacks reads as absent.
-    let column = |start: usize| facts.get(start * entries..(start + 1) * entries).unwrap_or(&[]);
-    let (turns, updated_ats, units, to_turns, from_turns, covered, claims) = glue::FACT_COLUMNS.with(|c| {
-        (
-            column(c.turns()),
-            column(c.updated_ats()),
-            column(c.units()),
-            column(c.to_turns()),
-            column(c.from_turns()),
-            column(c.covered()),
-            column(c.claims()),
-        )
-    });
-    let fact = |column: &[f64], i: usize| column.get(i).copied().unwrap_or(f64::NAN);
-    let present = |x: f64| (!x.is_nan()).then_some(x);
-    (0..entries)
-        .map(|i| EntryFacts {
-            turn: present(fact(turns, i)),
-            updated_at: present(fact(updated_ats, i)),
-            content_units: fact(units, i) as usize,
-            summary: present(fact(to_turns, i)).map(|to_turn| SummaryFacts { to_turn, from_turn: fact(from_turns, i) }),
-            covered: fact(covered, i) == 1.0,
-            claim: fact(claims, i) == 1.0,
-        })
-        .collect()
 }

@@ -1,9 +1,7 @@
 //! The validated stage configuration and the build-time refusal messages.
 //! The bindings read the JS config object; the rules and the words live here.
 
-use std::cell::OnceCell;
 use std::fmt;
-use std::sync::OnceLock;
 
 use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
 use super::js_number::js_number_to_string;
@@ -64,11 +62,6 @@ pub struct StageConfig {
     /// span, so a fleet of processes sharing the store pays for it once.
     /// `None` when claims are off.
     pub claim_lease_ms: Option<f64>,
-    /// What a summary's content starts with, before the summarizer's text:
-    /// the label naming this shape's author, and its separator. From the
-    /// first and last turns and the number of entries folded. Written on
-    /// first use: most visits never consider a fold.
-    header: OnceCell<NumberedText>,
 }
 
 impl StageConfig {
@@ -84,26 +77,19 @@ impl StageConfig {
             ttl_ms: None,
             timeout_ms: None,
             claim_lease_ms: None,
-            header: OnceCell::new(),
         }
     }
 
-    pub fn header(&self) -> &NumberedText {
-        self.header.get_or_init(|| {
-            let author = match &self.shape {
-                Shape::Provider { model } => model.as_str(),
-                Shape::Callback => CALLBACK_AUTHOR,
-            };
-            label_text(author).followed_by(LABEL_SEPARATOR)
-        })
+    /// What a summary's content starts with, before the summarizer's text:
+    /// the label naming this shape's author, and its separator. From the
+    /// first and last turns and the number of entries folded.
+    pub fn header(&self) -> NumberedText {
+        label_text(self.model().unwrap_or(CALLBACK_AUTHOR)).followed_by(LABEL_SEPARATOR)
     }
 
-    /// `utf16_len` of `header().render(numbers)`, without writing the label:
-    /// every considered fold measures its label, few write one.
+    /// UTF-16 length of `header().render(numbers)`.
     pub fn label_chars(&self, numbers: &[f64]) -> usize {
-        static WITHOUT_AUTHOR: OnceLock<NumberedText> = OnceLock::new();
-        let template = WITHOUT_AUTHOR.get_or_init(|| label_text("").followed_by(LABEL_SEPARATOR));
-        template.utf16_len(numbers) + utf16_len(self.model().unwrap_or(CALLBACK_AUTHOR))
+        utf16_len(&self.header().render(numbers))
     }
 
     pub fn model(&self) -> Option<&str> {
@@ -169,8 +155,7 @@ pass a provider object with a `complete` method as `llm`."
 /// [`KNOWN_KEYS`] cannot drift.
 macro_rules! keys {
     ($($key:ident => $name:literal,)*) => {
-        /// Every key `summarize(config)` reads; any other is refused at
-        /// build. The order is the presence mask's bit order ([`Key::bit`]).
+        /// Every key `summarize(config)` reads; any other is refused at build.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum Key {
             $($key,)*
@@ -187,7 +172,7 @@ macro_rules! keys {
             }
         }
 
-        /// [`Key::ALL`]'s names, in bit order.
+        /// [`Key::ALL`]'s names, in the same order.
         pub const KNOWN_KEYS: [&str; Key::ALL.len()] = [$($name),*];
     };
 }
@@ -211,17 +196,6 @@ keys! {
     Claims => "claims",
     ClaimLeaseMs => "claimLeaseMs",
 }
-
-impl Key {
-    /// This key's bit in a config's presence mask: set when the config has
-    /// the key as an own enumerable property, whatever its value.
-    pub const fn bit(self) -> u32 {
-        1 << self as u32
-    }
-}
-
-// The mask crosses into JS, where `|` works on 32-bit integers.
-const _: () = assert!(Key::ALL.len() <= 31, "a config's presence mask must fit a JS int32");
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
 /// one is within a few edits of it, ASCII case aside.
@@ -389,10 +363,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_key_has_its_own_bit_and_name() {
+    fn each_key_has_its_own_name() {
         for (index, key) in Key::ALL.iter().enumerate() {
             assert_eq!(*key as usize, index, "Key::ALL is in declaration order");
-            assert_eq!(key.bit(), 1 << index);
             assert_eq!(KNOWN_KEYS[index], key.name());
         }
         let mut names = KNOWN_KEYS.to_vec();

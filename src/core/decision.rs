@@ -53,14 +53,6 @@ pub struct Candidate {
     label_chars: usize,
 }
 
-/// SPEC §4 step 5 before any fact is looked at: with no summary or claim in
-/// recall nothing is left out, and below the trigger nothing is folded, so
-/// recall is unchanged and there is nothing to explain. (The visit checks
-/// this first: most turns of a conversation are such turns.)
-pub fn unchanged_without_reading(config: &StageConfig, loaded_len: usize, summaries_and_claims: usize) -> bool {
-    summaries_and_claims == 0 && loaded_len < config.trigger_min_entries && config.trigger_min_chars.is_none()
-}
-
 pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {
     let split_at = seam(facts, &part.raw, config.preserve_recent);
     let min_fold = config.min_fold_entries.max(1);
@@ -333,9 +325,6 @@ mod tests {
         let Plan::Settle(settled) = plan(&config(20, 5), &facts, partition(&facts)) else { panic!() };
         assert!(settled.event.is_none());
         assert!(settled.is_unchanged(facts.len()));
-        assert!(unchanged_without_reading(&config(20, 5), facts.len(), 0), "the shortcut agrees");
-        assert!(!unchanged_without_reading(&config(20, 5), facts.len(), 1), "a summary may cover something");
-        assert!(!unchanged_without_reading(&config(10, 5), facts.len(), 0), "at the trigger a fold is considered");
     }
 
     #[test]

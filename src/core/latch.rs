@@ -1,8 +1,8 @@
 //! Span keys and the bounded latch of spans refused as not smaller.
 //!
 //! A key is a 128-bit SipHash-1-3 of the span's full key text (the identity
-//! and the span's ids in order, written by the bindings so that different
-//! spans are different texts), under a seed drawn once per process. The
+//! and the span's ids in order, `span_key_text`), under a seed drawn once per
+//! process. The
 //! same ids in another conversation are another key (the original keyed by
 //! ids alone, and `msg-3-0` exists in every conversation), and the latch
 //! costs 16 bytes per span however long the ids are. Because the seed is
@@ -14,6 +14,22 @@ use std::collections::{HashSet, VecDeque};
 use std::hash::Hasher;
 
 use siphasher::sip128::{Hasher128, SipHasher13};
+
+/// A span's full key: the identity's text and the span's ids, each part
+/// written as its length and its text, so two different spans are two
+/// different texts. Single flight compares these texts; the latch keeps
+/// their hashes.
+pub fn span_key_text<'a>(identity: &str, ids: impl IntoIterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    let mut push = |part: &str| {
+        text.push_str(&part.len().to_string());
+        text.push(':');
+        text.push_str(part);
+    };
+    push(identity);
+    ids.into_iter().for_each(push);
+    text
+}
 
 /// A span's full key text, hashed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,15 +45,9 @@ impl SpanKey {
 
 /// Remembers at most `capacity` keys; past that the oldest is forgotten
 /// (forgetting costs at most one repeated call for that span).
-///
-/// It also counts latched spans by length (modulo 256). A span's key costs a
-/// read of every id in it, and a span whose length has no count cannot be
-/// latched, so the stage asks `may_hold_span_of` first. Lengths that share a
-/// count only cost that read.
 pub struct Latch {
     keys: HashSet<SpanKey>,
-    order: VecDeque<(SpanKey, usize)>,
-    by_length: [u16; 256],
+    order: VecDeque<SpanKey>,
     capacity: usize,
 }
 
@@ -48,32 +58,23 @@ impl Latch {
         Latch {
             keys: HashSet::new(),
             order: VecDeque::new(),
-            by_length: [0; 256],
-            // A `u16` counts the spans of a length.
-            capacity: capacity.clamp(1, usize::from(u16::MAX)),
+            capacity: capacity.max(1),
         }
-    }
-
-    /// False when no latched span has `entries` entries.
-    pub fn may_hold_span_of(&self, entries: usize) -> bool {
-        self.by_length[entries % 256] > 0
     }
 
     pub fn contains(&self, key: SpanKey) -> bool {
         self.keys.contains(&key)
     }
 
-    /// Latches the span with `key`, which has `entries` entries.
-    pub fn insert(&mut self, key: SpanKey, entries: usize) {
+    /// Latches the span with `key`.
+    pub fn insert(&mut self, key: SpanKey) {
         if !self.keys.insert(key) {
             return;
         }
-        self.order.push_back((key, entries));
-        self.by_length[entries % 256] += 1;
+        self.order.push_back(key);
         while self.order.len() > self.capacity {
-            let Some((oldest, entries)) = self.order.pop_front() else { break };
+            let Some(oldest) = self.order.pop_front() else { break };
             self.keys.remove(&oldest);
-            self.by_length[entries % 256] -= 1;
         }
     }
 
@@ -89,11 +90,8 @@ mod tests {
 
     const SEED: [u64; 2] = [7, 11];
 
-    /// The key text as the bindings write it: a JSON array of the parts.
     fn key(identity: &str, ids: &[&str]) -> SpanKey {
-        let parts: Vec<String> =
-            std::iter::once(identity).chain(ids.iter().copied()).map(|p| format!("{p:?}")).collect();
-        SpanKey::of(&format!("[{}]", parts.join(",")), SEED)
+        SpanKey::of(&span_key_text(identity, ids.iter().copied()), SEED)
     }
 
     #[test]
@@ -108,7 +106,7 @@ mod tests {
 
     #[test]
     fn the_seed_changes_every_key() {
-        assert_ne!(SpanKey::of("[\"a\",\"m1\"]", SEED), SpanKey::of("[\"a\",\"m1\"]", [7, 12]));
+        assert_ne!(SpanKey::of("1:a2:m1", SEED), SpanKey::of("1:a2:m1", [7, 12]));
     }
 
     #[test]
@@ -127,27 +125,13 @@ mod tests {
     fn latch_is_bounded_and_forgets_the_oldest() {
         let mut latch = Latch::new(3);
         for i in 0..5 {
-            latch.insert(key("x", &[&i.to_string()]), i);
+            latch.insert(key("x", &[&i.to_string()]));
         }
         assert_eq!(latch.len(), 3);
         assert!(!latch.contains(key("x", &["0"])));
         assert!(!latch.contains(key("x", &["1"])));
         assert!(latch.contains(key("x", &["4"])));
-        latch.insert(key("x", &["4"]), 4);
+        latch.insert(key("x", &["4"]));
         assert_eq!(latch.len(), 3, "re-inserting is a no-op");
-        let lengths: Vec<bool> = (0..6).map(|entries| latch.may_hold_span_of(entries)).collect();
-        assert_eq!(lengths, [false, false, true, true, true, false], "forgotten spans' lengths are forgotten too");
-        latch.insert(key("y", &["a", "b"]), 2);
-        latch.insert(key("y", &["c", "d"]), 2);
-        assert!(
-            !latch.may_hold_span_of(3) && latch.may_hold_span_of(2),
-            "the span of 3 was forgotten; two spans of 2 came"
-        );
-        latch.insert(key("z", &["e"]), 5);
-        assert!(
-            latch.may_hold_span_of(2) && !latch.may_hold_span_of(4),
-            "the span of 4 was forgotten, those of 2 stay"
-        );
-        assert!(latch.may_hold_span_of(258), "lengths share a count modulo 256: a possible match, never a missed one");
     }
 }

@@ -1,6 +1,9 @@
-//! What the stage knows about one recall: the facts read from each entry
-//! (ids stay in JS; a summary's coverage arrives as a flag on each entry it
-//! names), the summary/raw partition, and the seam.
+//! What the stage knows about one recall: the facts read from each entry,
+//! which entries another summary names, the summary/raw partition, and the
+//! seam.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
 
 /// The fields of one entry the decisions need; nothing else is read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -14,9 +17,7 @@ pub struct EntryFacts {
     /// Present when `metadata.summarizes` is a coverage object.
     pub summary: Option<SummaryFacts>,
     /// Another summary in this recall names this entry's id in
-    /// `coveredIds`. (The reader matches ids where they live, so ids never
-    /// cross into Wasm on a coverage turn; only summaries' string ids can
-    /// cover.)
+    /// `coveredIds` (`covered_by_another`).
     pub covered: bool,
     /// The entry is a fleet's claim on a span (`metadata.summaryClaim`):
     /// bookkeeping of the store, never recall.
@@ -31,48 +32,18 @@ pub struct SummaryFacts {
     pub from_turn: f64,
 }
 
-/// Many JS strings sent as one (the span's roles and marker-bearing
-/// contents): one crossing, and Rust slices it without further copies.
-#[derive(Clone, Debug, Default)]
-pub struct StringTable {
-    text: String,
-    /// Byte offset where each string ends.
-    ends: Vec<usize>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StringTableError;
-
-impl StringTable {
-    /// Splits `joined` by the UTF-16 lengths JS reported for each string.
-    pub fn from_utf16_lengths(joined: String, lengths: &[u32]) -> Result<StringTable, StringTableError> {
-        let mut chars = joined.char_indices();
-        let mut ends = Vec::with_capacity(lengths.len());
-        for &units in lengths {
-            let mut remaining = units as usize;
-            while remaining > 0 {
-                let (_, char) = chars.next().ok_or(StringTableError)?;
-                remaining = remaining.checked_sub(char.len_utf16()).ok_or(StringTableError)?;
-            }
-            ends.push(chars.offset());
+/// Which entries a summary with another id names (SPEC §4 step 2): `ids`
+/// holds every entry's id, `named` each summary's index and the ids its
+/// `coveredIds` lists. A summary naming its own id covers nothing by that,
+/// but another summary naming the same id still does.
+pub fn covered_by_another(ids: &[String], named: &[(usize, Vec<String>)]) -> Vec<bool> {
+    let mut named_by: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (owner, list) in named {
+        for id in list {
+            named_by.entry(id).or_default().push(&ids[*owner]);
         }
-        if chars.next().is_some() {
-            return Err(StringTableError);
-        }
-        Ok(StringTable { text: joined, ends })
     }
-
-    pub fn get(&self, index: usize) -> &str {
-        let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        // Ends are char boundaries by construction; `get` keeps the panic path out.
-        self.text.get(start..self.ends[index]).unwrap_or_default()
-    }
-
-    #[cfg(test)]
-    pub fn from_strs(strings: &[&str]) -> StringTable {
-        let lengths: Vec<u32> = strings.iter().map(|s| s.encode_utf16().count() as u32).collect();
-        StringTable::from_utf16_lengths(strings.concat(), &lengths).expect("consistent test strings")
-    }
+    ids.iter().map(|id| named_by.get(id.as_str()).is_some_and(|owners| owners.iter().any(|owner| owner != id))).collect()
 }
 
 /// Recall split into its parts (indices into the loaded snapshot).
@@ -112,19 +83,8 @@ pub fn partition(facts: &[EntryFacts]) -> Partition {
             part.raw.push(index);
         }
     }
-    // Stable insertion sort by toTurn: equal toTurns keep load order, and
-    // `>` compares as JS's `a - b` does (-0 equals 0). Summaries arrive in
-    // turn order from a store, where this is one pass. Measured on this
-    // module: std's `sort_by` adds 3,256 gzipped bytes (71,658 -> 74,914)
-    // and `sort_unstable_by` with a load-order tiebreak 2,641, against a
-    // 75,000-byte budget.
-    for sorted in 1..part.summaries.len() {
-        let mut at = sorted;
-        while at > 0 && to_turn(&facts[part.summaries[at - 1]]) > to_turn(&facts[part.summaries[at]]) {
-            part.summaries.swap(at - 1, at);
-            at -= 1;
-        }
-    }
+    // Stable: equal toTurns keep load order (-0 equals 0, as in JS's `a - b`).
+    part.summaries.sort_by(|&a, &b| to_turn(&facts[a]).partial_cmp(&to_turn(&facts[b])).unwrap_or(Ordering::Equal));
     part
 }
 
@@ -156,12 +116,17 @@ mod tests {
     }
 
     #[test]
-    fn string_table_splits_by_utf16_lengths() {
-        let table = StringTable::from_strs(&["a", "😀b", "", "中"]);
-        assert_eq!((0..4).map(|i| table.get(i)).collect::<Vec<_>>(), ["a", "😀b", "", "中"]);
-        assert!(StringTable::from_utf16_lengths("ab".into(), &[1]).is_err(), "left-over text");
-        assert!(StringTable::from_utf16_lengths("😀".into(), &[1]).is_err(), "split surrogate pair");
-        assert!(StringTable::from_utf16_lengths("a".into(), &[2]).is_err(), "too short");
+    fn covered_means_named_by_a_summary_with_another_id() {
+        let ids: Vec<String> = ["a", "b", "s1", "s2", "c"].map(String::from).to_vec();
+        let named = vec![
+            // s1 names a, itself and an id recall does not hold.
+            (2, vec!["a".to_owned(), "s1".to_owned(), "zz".to_owned()]),
+            // s2 names s1 (a rolled fold took it in) and b twice.
+            (3, vec!["s1".to_owned(), "b".to_owned(), "b".to_owned(), "s2".to_owned()]),
+        ];
+        assert_eq!(covered_by_another(&ids, &named), [true, true, true, false, false]);
+        let only_self = vec![(2, vec!["s1".to_owned()])];
+        assert_eq!(covered_by_another(&ids, &only_self), [false; 5]);
     }
 
     #[test]

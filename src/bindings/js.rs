@@ -1,0 +1,163 @@
+//! The JS values the stage reads and calls, declared once: the caller's
+//! scope, entries, identity, summarizer and store, the globals it uses, and
+//! `glue.js`. Every getter of a caller's object is `catch`: a getter or a
+//! Proxy may throw, and nothing a caller throws may unwind through Wasm.
+
+use js_sys::{Array, JsString, Object, Promise};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/bindings/glue.js")]
+extern "C" {
+    /// `a number (42)`: a short, safe description of any value.
+    pub fn describe(value: &JsValue) -> String;
+    /// An `Error`'s message, or `String(value)` for anything else.
+    #[wasm_bindgen(js_name = causeOf)]
+    pub fn cause_of(error: &JsValue) -> String;
+    /// A native promise of what `await value` gives.
+    pub fn awaitable(value: &JsValue) -> Promise;
+
+    /// A timer's promise, resolving to its marker, and the function that clears it.
+    pub type Deadline;
+    pub fn deadline(ms: f64, marker: &JsValue) -> Deadline;
+    #[wasm_bindgen(method, getter)]
+    pub fn promise(this: &Deadline) -> Promise;
+    #[wasm_bindgen(method)]
+    pub fn clear(this: &Deadline);
+
+    #[wasm_bindgen(js_name = makeStage)]
+    pub fn make_stage(handle: &JsValue, run: &JsValue, fold: &JsValue) -> JsValue;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The global `String(value)`; it throws for a value with no string form.
+    #[wasm_bindgen(js_name = String, catch)]
+    pub fn js_string(value: &JsValue) -> Result<JsString, JsValue>;
+    /// `Object.assign(target, source)`: `{ ...source }`'s reads, getters included.
+    #[wasm_bindgen(js_namespace = Object, js_name = assign, catch)]
+    pub fn assign(target: &Object, source: &JsValue) -> Result<Object, JsValue>;
+    /// `Array.isArray`, which throws for a revoked Proxy.
+    #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
+    pub fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+    /// `Array.from`: a copy made by iterating, as footprintjs needs (SPEC §4 step 1).
+    #[wasm_bindgen(js_namespace = Array, js_name = from, catch)]
+    pub fn array_from(value: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_namespace = console, js_name = warn, catch)]
+    pub fn console_warn(message: &str) -> Result<(), JsValue>;
+
+    /// The platform's `AbortController`, for a provider request's `signal`.
+    pub type AbortController;
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> AbortController;
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &AbortController) -> JsValue;
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &AbortController, reason: &JsValue);
+
+    /// Frees a stage's latch once its handle is collected (`latches.rs`).
+    pub type FinalizationRegistry;
+    #[wasm_bindgen(constructor)]
+    pub fn new(cleanup: &js_sys::Function) -> FinalizationRegistry;
+    #[wasm_bindgen(method)]
+    pub fn register(this: &FinalizationRegistry, target: &JsValue, held: &JsValue);
+
+    /// Web Crypto's CSPRNG, a global in every runtime the package supports.
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
+    pub fn fill_random(bytes: &mut [u8]) -> Result<(), JsValue>;
+}
+
+/// What the stage reads of the caller's objects (SPEC §2), field by field.
+#[wasm_bindgen]
+extern "C" {
+    /// A footprintjs scope, or any object with the same fields.
+    pub type Scope;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn loaded(this: &Scope) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, setter, catch, js_name = loaded)]
+    pub fn set_loaded(this: &Scope, recall: &Array) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn identity(this: &Scope) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = "$emit")]
+    pub fn emit(this: &Scope) -> Result<JsValue, JsValue>;
+
+    pub type Entry;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn id(this: &Entry) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn value(this: &Entry) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn source(this: &Entry) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = updatedAt)]
+    pub fn updated_at(this: &Entry) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn metadata(this: &Entry) -> Result<JsValue, JsValue>;
+
+    /// `entry.value`: a message.
+    pub type Message;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn role(this: &Message) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn content(this: &Message) -> Result<JsValue, JsValue>;
+
+    pub type Source;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn turn(this: &Source) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn identity(this: &Source) -> Result<JsValue, JsValue>;
+
+    pub type Metadata;
+    /// A summary's coverage (SPEC §2).
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn summarizes(this: &Metadata) -> Result<JsValue, JsValue>;
+    /// A fleet's claim on a span (SPEC §8, Claims).
+    #[wasm_bindgen(method, getter, catch, js_name = summaryClaim)]
+    pub fn summary_claim(this: &Metadata) -> Result<JsValue, JsValue>;
+
+    pub type Coverage;
+    #[wasm_bindgen(method, getter, catch, js_name = coveredIds)]
+    pub fn covered_ids(this: &Coverage) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = fromTurn)]
+    pub fn from_turn(this: &Coverage) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = toTurn)]
+    pub fn to_turn(this: &Coverage) -> Result<JsValue, JsValue>;
+
+    /// `{ tenant?, principal?, conversationId }`.
+    pub type Identity;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn tenant(this: &Identity) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn principal(this: &Identity) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = conversationId)]
+    pub fn conversation_id(this: &Identity) -> Result<JsValue, JsValue>;
+
+    /// What a provider (`llm.complete`) or a store (`store.put`,
+    /// `store.putIfVersion`) must have.
+    pub type Callee;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn complete(this: &Callee) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn put(this: &Callee) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = putIfVersion)]
+    pub fn put_if_version(this: &Callee) -> Result<JsValue, JsValue>;
+
+    /// A provider's response: `{ content, usage? }`.
+    pub type ProviderResponse;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn content(this: &ProviderResponse) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn usage(this: &ProviderResponse) -> Result<JsValue, JsValue>;
+
+    /// `usage`'s token counts.
+    pub type UsageCounts;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn input(this: &UsageCounts) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn output(this: &UsageCounts) -> Result<JsValue, JsValue>;
+
+    /// What a store's `putIfVersion` resolves to: `{ applied, currentVersion? }`.
+    pub type ConditionalWriteAnswer;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn applied(this: &ConditionalWriteAnswer) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = currentVersion)]
+    pub fn current_version(this: &ConditionalWriteAnswer) -> Result<JsValue, JsValue>;
+}

@@ -1,0 +1,267 @@
+//! SPEC §4 step 1 and §8's shapes: recall read ONCE, by iteration, and every
+//! field of every entry read once (a getter or Proxy may answer differently
+//! the second time). What was read is kept as read: the caller's own entry
+//! objects and id strings go back out untouched.
+
+use js_sys::{Array, JsString};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
+use crate::core::events::InvalidSpot;
+use crate::core::recall::{covered_by_another, EntryFacts, SummaryFacts};
+
+/// One recall as read.
+#[derive(Default)]
+pub struct Recall {
+    /// The caller's own entries, in load order.
+    pub entries: Vec<JsValue>,
+    /// Each entry's id, the caller's own string.
+    pub ids: Vec<JsString>,
+    /// Each id as Rust text (`id_text`), for matching and keys.
+    pub id_texts: Vec<String>,
+    /// Each entry's `value` object, as read.
+    pub values: Vec<JsValue>,
+    /// Each entry's `value.content` when it is a string.
+    pub contents: Vec<Option<JsString>>,
+    /// Each entry's `source` object, when it has one.
+    pub sources: Vec<JsValue>,
+    pub facts: Vec<EntryFacts>,
+}
+
+impl Recall {
+    /// Entry `index`'s content as text (empty when absent).
+    pub fn content_text(&self, index: usize) -> String {
+        self.contents[index].as_ref().map(String::from).unwrap_or_default()
+    }
+}
+
+/// Recall that breaks SPEC §8's shapes: where, and how many entries `loaded`
+/// held (none when `loaded` itself is the problem).
+pub struct Unusable {
+    pub spot: InvalidSpot,
+    pub loaded_len: usize,
+}
+
+const RECALL_EXPECTED: &str = "an array of memory entries, or undefined";
+
+/// `scope.identity` and `scope.loaded`, each read once. An unreadable
+/// identity is no identity.
+pub fn read_scope(scope: &JsValue) -> (JsValue, Result<Recall, Unusable>) {
+    let scope: &Scope = scope.unchecked_ref();
+    let identity = scope.identity().unwrap_or(JsValue::UNDEFINED);
+    let recall = match scope.loaded() {
+        Ok(loaded) => read_recall(&loaded),
+        Err(error) => Err(loaded_spot(format!("unreadable (reading it threw: {})", js::cause_of(&error)))),
+    };
+    (identity, recall)
+}
+
+/// Reads `loaded` (null or undefined as empty): a copy by iteration, then
+/// each entry. On bad input, the first offending spot.
+pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
+    if loaded.is_undefined() || loaded.is_null() {
+        return Ok(Recall::default());
+    }
+    let iterating = |error: JsValue| loaded_spot(format!("unreadable (iterating it threw: {})", js::cause_of(&error)));
+    if !js::is_array(loaded).map_err(iterating)? {
+        return Err(loaded_spot(js::describe(loaded)));
+    }
+    let snapshot = js::array_from(loaded).map_err(iterating)?;
+    let mut recall = Recall::default();
+    let mut named = Vec::new();
+    for (index, entry) in snapshot.iter().enumerate() {
+        let loaded_len = snapshot.length() as usize;
+        let read = read_entry(&entry).map_err(|problem| Unusable { spot: problem.at(index), loaded_len })?;
+        if let Some(covered_ids) = read.covered_ids {
+            named.push((index, covered_ids));
+        }
+        recall.entries.push(entry);
+        recall.ids.push(read.id);
+        recall.id_texts.push(read.id_text);
+        recall.values.push(read.value);
+        recall.contents.push(read.content);
+        recall.sources.push(read.source);
+        recall.facts.push(read.facts);
+    }
+    for (fact, covered) in recall.facts.iter_mut().zip(covered_by_another(&recall.id_texts, &named)) {
+        fact.covered = covered;
+    }
+    Ok(recall)
+}
+
+fn loaded_spot(found: String) -> Unusable {
+    let spot = InvalidSpot { index: None, field: "loaded".into(), found, expected: RECALL_EXPECTED.into() };
+    Unusable { spot, loaded_len: 0 }
+}
+
+/// A JS string's text for matching: its UTF-8 when it is well formed, and
+/// otherwise its UTF-16 code units in hex (UTF-8 cannot hold a lone
+/// surrogate, and two ids that differ only there must stay two ids). The
+/// two forms start differently, so no id of one form equals one of the other.
+pub fn id_text(id: &JsString) -> String {
+    if id.is_well_formed() {
+        format!("={}", String::from(id))
+    } else {
+        id.iter().fold(String::from("#"), |text, unit| text + &format!("{unit:04x}"))
+    }
+}
+
+struct EntryRead {
+    id: JsString,
+    id_text: String,
+    value: JsValue,
+    content: Option<JsString>,
+    source: JsValue,
+    facts: EntryFacts,
+    /// A summary's `coveredIds`, as `id_text`s (other values name nothing).
+    covered_ids: Option<Vec<String>>,
+}
+
+/// What is wrong with one entry.
+enum Problem {
+    /// A field breaks SPEC §8's shapes: the field, what was there, what is accepted.
+    Field(&'static str, JsValue, &'static str),
+    /// Reading threw.
+    Unreadable(JsValue),
+}
+
+impl Problem {
+    fn at(self, index: usize) -> InvalidSpot {
+        let (field, found, expected) = match self {
+            Problem::Field(field, value, expected) => (field, js::describe(&value), expected),
+            Problem::Unreadable(error) => {
+                ("entry", format!("unreadable (reading it threw: {})", js::cause_of(&error)), "a plain memory entry")
+            }
+        };
+        InvalidSpot { index: Some(index), field: field.into(), found, expected: expected.into() }
+    }
+}
+
+impl From<JsValue> for Problem {
+    fn from(error: JsValue) -> Problem {
+        Problem::Unreadable(error)
+    }
+}
+
+/// A finite number, or absent (undefined or null); anything else is `field`'s problem.
+fn optional_number(value: JsValue, field: &'static str) -> Result<Option<f64>, Problem> {
+    match value.as_f64() {
+        Some(n) if n.is_finite() => Ok(Some(n)),
+        _ if value.is_undefined() || value.is_null() => Ok(None),
+        _ => Err(Problem::Field(field, value, "a finite number or absent")),
+    }
+}
+
+/// A finite number, or what `otherwise` gives.
+fn finite_or(value: JsValue, otherwise: f64) -> f64 {
+    value.as_f64().filter(|n| n.is_finite()).unwrap_or(otherwise)
+}
+
+fn read_entry(entry: &JsValue) -> Result<EntryRead, Problem> {
+    if !entry.is_object() {
+        return Err(Problem::Field("entry", entry.clone(), "a memory entry object"));
+    }
+    let entry: &Entry = entry.unchecked_ref();
+    let id = entry.id()?;
+    let Some(id) = id.dyn_ref::<JsString>().cloned() else {
+        return Err(Problem::Field("id", id, "a string"));
+    };
+    let value = entry.value()?;
+    if !value.is_object() {
+        return Err(Problem::Field("value", value, "an object with a `content`"));
+    }
+    let content = value.unchecked_ref::<Message>().content()?;
+    let content = match content.dyn_into::<JsString>() {
+        Ok(text) => Some(text),
+        Err(absent) if absent.is_undefined() || absent.is_null() => None,
+        Err(other) => return Err(Problem::Field("value.content", other, "a string, null or absent")),
+    };
+    let source = entry.source()?;
+    let turn = if source.is_object() {
+        optional_number(source.unchecked_ref::<Source>().turn()?, "source.turn")?
+    } else {
+        None
+    };
+    let updated_at = optional_number(entry.updated_at()?, "updatedAt")?;
+    let metadata = entry.metadata()?;
+    let (summary, claim, covered_ids) = match coverage_in(&metadata)? {
+        Some((coverage, covered_ids)) => {
+            let to_turn = finite_or(coverage.to_turn()?, 0.0);
+            let from_turn = finite_or(coverage.from_turn()?, to_turn);
+            // A copy by iteration: an exotic array (a Proxy) runs its traps here, where a throw is this entry's.
+            let named = js::array_from(&covered_ids)?
+                .iter()
+                .filter_map(|id| id.dyn_ref::<JsString>().map(id_text))
+                .collect();
+            (Some(SummaryFacts { to_turn, from_turn }), false, Some(named))
+        }
+        None => (None, claim_in(&metadata)?, None),
+    };
+    let facts = EntryFacts {
+        turn,
+        updated_at,
+        content_units: content.as_ref().map_or(0, |text| text.length() as usize),
+        summary,
+        covered: false,
+        claim,
+    };
+    Ok(EntryRead { id_text: id_text(&id), id, value, content, source, facts, covered_ids })
+}
+
+/// `metadata.summarizes` when it is a summary's coverage (an object with an
+/// array `coveredIds`), with that array. May throw (getters).
+fn coverage_in(metadata: &JsValue) -> Result<Option<(Coverage, JsValue)>, JsValue> {
+    if !metadata.is_object() {
+        return Ok(None);
+    }
+    let coverage = metadata.unchecked_ref::<Metadata>().summarizes()?;
+    if !coverage.is_object() {
+        return Ok(None);
+    }
+    let coverage: Coverage = coverage.unchecked_into();
+    let covered_ids = coverage.covered_ids()?;
+    Ok(js::is_array(&covered_ids)?.then_some((coverage, covered_ids)))
+}
+
+/// Whether `metadata` marks a fleet's claim (checked once it is not a summary's). May throw.
+fn claim_in(metadata: &JsValue) -> Result<bool, JsValue> {
+    Ok(metadata.is_object() && metadata.unchecked_ref::<Metadata>().summary_claim()?.is_object())
+}
+
+/// SPEC §1 `summaryCoverage`: the stored coverage object itself, or undefined.
+pub fn coverage_of(entry: &JsValue) -> JsValue {
+    let read = || coverage_in(&entry.unchecked_ref::<Entry>().metadata()?);
+    match entry.is_object().then(read) {
+        Some(Ok(Some((coverage, _)))) => coverage.into(),
+        _ => JsValue::UNDEFINED,
+    }
+}
+
+/// `isSummaryClaim`: a fleet's claim that is not a summary, as recall leaves it out.
+pub fn is_claim(entry: &JsValue) -> bool {
+    let read = || {
+        let metadata = entry.unchecked_ref::<Entry>().metadata()?;
+        Ok::<_, JsValue>(coverage_in(&metadata)?.is_none() && claim_in(&metadata)?)
+    };
+    entry.is_object() && read().unwrap_or(false)
+}
+
+/// The span's messages as the transcript renders them (SPEC §5): each role
+/// read once, written with `String(role)`; None when one has no string form.
+pub fn span_roles(recall: &Recall, span: &[usize]) -> Option<Vec<Option<String>>> {
+    span.iter()
+        .map(|&index| {
+            let role = recall.values[index].unchecked_ref::<Message>().role().ok()?;
+            if role.is_undefined() || role.is_null() {
+                return Some(None);
+            }
+            js::js_string(&role).ok().map(|role| Some(String::from(role)))
+        })
+        .collect()
+}
+
+/// `recall.values` at `span`, oldest first: the callback's messages.
+pub fn span_values(recall: &Recall, span: &[usize]) -> Array {
+    span.iter().map(|&index| recall.values[index].clone()).collect()
+}
