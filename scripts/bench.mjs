@@ -28,6 +28,7 @@ const USAGE = `usage: node scripts/bench.mjs [options]
   --cases LIST       comma-separated subset of: ${Object.keys(CASES).join(', ')}
   --sizes LIST       comma-separated subset of: ${SIZES.join(', ')}
   --sections LIST    comma-separated subset of: ${SECTIONS.join(', ')}
+  --cold-starts N    fresh processes per module for the cold-start section (default 9; quick 3)
 Exits non-zero when any workload did not produce the outcome it is named after.`;
 
 const BUDGETS = {
@@ -47,6 +48,7 @@ function parseOptions() {
       cases: { type: 'string', default: Object.keys(CASES).join(',') },
       sizes: { type: 'string', default: SIZES.join(',') },
       sections: { type: 'string', default: SECTIONS.join(',') },
+      'cold-starts': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -74,7 +76,14 @@ function parseOptions() {
       process.exit(2);
     }
   }
-  return { ...values, cases, sizes, sections, budget: values.quick ? BUDGETS.quick : BUDGETS.default };
+  const budget = { ...(values.quick ? BUDGETS.quick : BUDGETS.default) };
+  if (values['cold-starts'] !== undefined) {
+    budget.coldStarts = Number(values['cold-starts']);
+    if (!Number.isInteger(budget.coldStarts) || budget.coldStarts < 1) {
+      throw new RangeError(`--cold-starts must be a whole number of at least 1, got ${values['cold-starts']}`);
+    }
+  }
+  return { ...values, cases, sizes, sections, budget };
 }
 
 // ---------------------------------------------------------------- statistics

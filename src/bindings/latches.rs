@@ -41,16 +41,22 @@ fn seed() -> [u64; 2] {
     })
 }
 
-/// The latch's key for a span's full key text.
-pub fn key_of(text: &str) -> SpanKey {
+/// Whether this stage latched the span with this full key text. Only a
+/// stage that has latched something hashes the key: the seed's first draw
+/// reads `crypto`, whose first use loads Node's Web Crypto, about 5 ms of a
+/// serverless cold start (README, "Cold start"), so a first fold never pays
+/// for it.
+pub fn contains(stage: &StageHandle, key_text: &str) -> bool {
+    LATCHES.with_borrow(|latches| latches.get(&(stage.id() as u64)).map(|latch| latch.contains(key_of(key_text))))
+        .unwrap_or(false)
+}
+
+fn key_of(text: &str) -> SpanKey {
     SpanKey::of(text, seed())
 }
 
-pub fn contains(stage: &StageHandle, key: SpanKey) -> bool {
-    LATCHES.with_borrow(|latches| latches.get(&(stage.id() as u64)).is_some_and(|l| l.contains(key)))
-}
-
-pub fn insert(stage: &StageHandle, key: SpanKey) {
+pub fn insert(stage: &StageHandle, key_text: &str) {
+    let key = key_of(key_text);
     let id = stage.id() as u64;
     let created = LATCHES.with_borrow_mut(|latches| {
         let created = !latches.contains_key(&id);

@@ -22,18 +22,13 @@ pub struct Recall {
     pub id_texts: Vec<String>,
     /// Each entry's `value` object, as read.
     pub values: Vec<JsValue>,
-    /// Each entry's `value.content` when it is a string.
+    /// Each entry's `value.content` when it is a string. Only the span's are
+    /// copied into Wasm, for the transcript: copying every content on every
+    /// visit would be most of a visit's cost (README, "Benchmarks").
     pub contents: Vec<Option<JsString>>,
     /// Each entry's `source` object, when it has one.
     pub sources: Vec<JsValue>,
     pub facts: Vec<EntryFacts>,
-}
-
-impl Recall {
-    /// Entry `index`'s content as text (empty when absent).
-    pub fn content_text(&self, index: usize) -> String {
-        self.contents[index].as_ref().map(String::from).unwrap_or_default()
-    }
 }
 
 /// Recall that breaks SPEC §8's shapes: where, and how many entries `loaded`
@@ -259,6 +254,13 @@ pub fn span_roles(recall: &Recall, span: &[usize]) -> Option<Vec<Option<String>>
             js::js_string(&role).ok().map(|role| Some(String::from(role)))
         })
         .collect()
+}
+
+impl Recall {
+    /// Entry `index`'s content as text (empty when absent).
+    pub fn content_text(&self, index: usize) -> String {
+        self.contents[index].as_ref().map(String::from).unwrap_or_default()
+    }
 }
 
 /// `recall.values` at `span`, oldest first: the callback's messages.

@@ -113,7 +113,7 @@ fn visit(stage: StageHandle, read: Result<Recall, Unusable>, identity: JsValue, 
     let span: Rc<[usize]> = candidate.folded_indices().into();
     let ids = span.iter().map(|&index| visit.recall.id_texts[index].as_str());
     let key = identity_text(&visit.identity).map(|identity| span_key_text(&identity, ids));
-    if key.as_deref().is_some_and(|key| latches::contains(&visit.stage, latches::key_of(key))) {
+    if key.as_deref().is_some_and(|key| latches::contains(&visit.stage, key)) {
         return Promise::resolve(&visit.deliver(Outcome::of(candidate.latched())));
     }
     if candidate.cannot_pass() {
@@ -365,7 +365,7 @@ impl Visit {
         let summary_chars = candidate.label_chars() + text.length() as usize;
         if summary_chars >= candidate.span.chars {
             if let Some(flight) = &flight {
-                latches::insert(&self.stage, latches::key_of(flight.key()));
+                latches::insert(&self.stage, flight.key());
             }
             let outcome = FlightOutcome::NotSmaller { summary_chars, usage };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
