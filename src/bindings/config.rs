@@ -42,7 +42,10 @@ fn check_keys(copy: &Object) -> Result<(), ConfigError> {
     for key in Object::keys(copy) {
         let name = String::from(key.unchecked_ref::<JsString>());
         if !KNOWN_KEYS.contains(&name.as_str()) {
-            return Err(ConfigError::unknown_key(&name, &describe(&js_sys::Reflect::get(copy, &key).unwrap_or_default())));
+            return Err(ConfigError::unknown_key(
+                &name,
+                &describe(&js_sys::Reflect::get(copy, &key).unwrap_or_default()),
+            ));
         }
     }
     Ok(())
@@ -101,9 +104,14 @@ fn check(copy: &Object) -> Result<(), ConfigError> {
     number_option(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
     let timeout_ms = number_option(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
     let string = |key: Key, fix: String| match get(key) {
-        Some(value) if !value.is_string() => {
-            Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key.name(), "a string", &describe(&value), &fix))
-        }
+        Some(value) if !value.is_string() => Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            key.name(),
+            "a string",
+            &describe(&value),
+            &fix,
+        )),
         _ => Ok(()),
     };
     string(Key::SystemPrompt, "Fix: pass the instruction text, or omit it for the default.".to_owned())?;
@@ -135,9 +143,14 @@ fn check(copy: &Object) -> Result<(), ConfigError> {
     };
     claim_lease_option(claims, number_option(Key::ClaimLeaseMs)?, timeout_ms, store.is_some())?;
     let function = |key: Key, fix: &str| match get(key) {
-        Some(value) if !value.is_instance_of::<Function>() => {
-            Err(ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key.name(), "a function", &describe(&value), fix))
-        }
+        Some(value) if !value.is_instance_of::<Function>() => Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            key.name(),
+            "a function",
+            &describe(&value),
+            fix,
+        )),
         _ => Ok(()),
     };
     function(Key::OnEvent, "Fix: pass `(type, payload) => void`, or omit it.")?;

@@ -1,65 +1,61 @@
-//! A stable text for a visit's identity, keying its single flight and its
-//! latch (SPEC §8): same conversation, same text. Read when the visit
-//! considers a fold, so changing the identity object later changes nothing
-//! for that visit.
+//! A visit's identity, read once (SPEC §8, Isolation): a shallow plain copy,
+//! `{ ...identity }`, taken before the visit awaits anything, so a caller
+//! that reuses or changes its identity object (a pooled request context)
+//! changes nothing for this visit. The copy goes to every store call the
+//! visit makes; its parts decide whether the visit may share a call, an
+//! outcome or a latch entry with another (`core::identity`).
 
-use js_sys::JsString;
+use js_sys::{JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js::{self, Identity};
 use super::recall::id_text;
+use crate::core::events::InvalidSpot;
+use crate::core::identity::{Part, Parts};
 
-/// Each form starts differently (`#` or a type name), so two forms never
-/// share a text. None for an identity that cannot be told apart by its text
-/// (a symbol, a part that throws or has no text): its visit joins no call
-/// and latches nothing.
-pub fn identity_text(identity: &JsValue) -> Option<String> {
-    if identity.is_undefined() {
-        return Some("undefined".into());
-    }
-    if identity.is_null() {
-        return Some("null".into());
-    }
-    if let Some(text) = identity.dyn_ref::<JsString>() {
-        return Some(format!("string:{}", id_text(text)));
-    }
-    if identity.is_object() {
-        let identity: &Identity = identity.unchecked_ref();
-        let mut text = String::from("#");
-        for part in [identity.tenant(), identity.principal(), identity.conversation_id()] {
-            text.push_str(&part_text(&part.ok()?)?);
-        }
-        return Some(text);
-    }
-    scalar_text(identity)
+pub struct VisitIdentity {
+    /// What the store calls receive: the copy, or a primitive as given.
+    pub copy: JsValue,
+    /// Present only when the identity names one conversation.
+    pub key: Option<String>,
 }
 
-/// `number:7`, `boolean:true`, `bigint:7`; None for a symbol or a function.
-fn scalar_text(value: &JsValue) -> Option<String> {
-    let kind = value.js_typeof().as_string()?;
-    matches!(kind.as_str(), "number" | "boolean" | "bigint")
-        .then(|| js::js_string(value).ok().map(|text| format!("{kind}:{}", String::from(text))))
-        .flatten()
+/// Reads `identity` once; an identity that throws while it is read is the
+/// visit's bad input.
+pub fn read(identity: Result<JsValue, JsValue>) -> Result<VisitIdentity, InvalidSpot> {
+    let identity = identity.map_err(|error| unreadable(&error))?;
+    if !identity.is_object() {
+        // A primitive is plain data already, and names no conversation.
+        return Ok(VisitIdentity { copy: identity, key: None });
+    }
+    let copy = js::assign(&Object::new(), &identity).map_err(|error| unreadable(&error))?;
+    // The copy holds plain data properties: reading them cannot throw.
+    let fields: &Identity = copy.unchecked_ref();
+    let parts = Parts {
+        tenant: part(fields.tenant()),
+        principal: part(fields.principal()),
+        conversation_id: part(fields.conversation_id()),
+    };
+    Ok(VisitIdentity { key: parts.key(), copy: copy.into() })
 }
 
-/// One part of an object identity: its type, then its text's length and the
-/// text, so parts cannot run together and `7` is not `'7'`. Null counts as
-/// absent. None for a part with no text of its own. (JSON of the three parts
-/// would not do: it writes a function or symbol part as `null`, the same as
-/// an absent one, and throws for a bigint.)
-fn part_text(part: &JsValue) -> Option<String> {
-    if part.is_undefined() || part.is_null() {
-        return Some("-".into());
+fn unreadable(error: &JsValue) -> InvalidSpot {
+    InvalidSpot {
+        index: None,
+        field: "identity".into(),
+        found: format!("unreadable (reading it threw: {})", js::cause_of(error)),
+        expected: "an identity whose fields can be read, { tenant?, principal?, conversationId }".into(),
     }
-    if let Some(text) = part.dyn_ref::<JsString>() {
-        let text = id_text(text);
-        return Some(format!("s{}:{text}", text.len()));
+}
+
+fn part(read: Result<JsValue, JsValue>) -> Part {
+    let Ok(value) = read else { return Part::Other };
+    if value.is_undefined() || value.is_null() {
+        Part::Absent
+    } else if let Some(text) = value.dyn_ref::<JsString>() {
+        Part::Text(id_text(text))
+    } else {
+        value.as_f64().filter(|n| n.is_finite()).map_or(Part::Other, Part::Number)
     }
-    if part.is_object() {
-        let json = js_sys::JSON::stringify(part).ok()?.as_string()?;
-        return Some(format!("o{}:{json}", json.len()));
-    }
-    let text = scalar_text(part)?;
-    Some(format!("{}:{text}", text.len()))
 }

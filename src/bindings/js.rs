@@ -80,6 +80,11 @@ extern "C" {
     #[wasm_bindgen(method, getter, catch, js_name = "$emit")]
     pub fn emit(this: &Scope) -> Result<JsValue, JsValue>;
 
+    /// `scope.loaded`, before it is copied.
+    pub type Loaded;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn length(this: &Loaded) -> Result<JsValue, JsValue>;
+
     pub type Entry;
     #[wasm_bindgen(method, getter, catch)]
     pub fn id(this: &Entry) -> Result<JsValue, JsValue>;

@@ -47,7 +47,8 @@ fn seed() -> [u64; 2] {
 /// serverless cold start (README, "Cold start"), so a first fold never pays
 /// for it.
 pub fn contains(stage: &StageHandle, key_text: &str) -> bool {
-    LATCHES.with_borrow(|latches| latches.get(&(stage.id() as u64)).map(|latch| latch.contains(key_of(key_text))))
+    LATCHES
+        .with_borrow(|latches| latches.get(&(stage.id() as u64)).map(|latch| latch.contains(key_of(key_text))))
         .unwrap_or(false)
 }
 

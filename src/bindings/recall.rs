@@ -7,9 +7,10 @@ use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
+use super::js::{self, Coverage, Entry, Loaded, Message, Metadata, Scope, Source};
 use crate::core::events::InvalidSpot;
-use crate::core::recall::{covered_by_another, EntryFacts, SummaryFacts};
+use crate::core::js_number::js_number_to_string;
+use crate::core::recall::{covered_by_another, EntryFacts, SummaryFacts, MAX_CONTENT_UNITS, MAX_ENTRIES};
 
 /// One recall as read.
 #[derive(Default)]
@@ -40,11 +41,10 @@ pub struct Unusable {
 
 const RECALL_EXPECTED: &str = "an array of memory entries, or undefined";
 
-/// `scope.identity` and `scope.loaded`, each read once. An unreadable
-/// identity is no identity.
-pub fn read_scope(scope: &JsValue) -> (JsValue, Result<Recall, Unusable>) {
+/// `scope.identity` and `scope.loaded`, each read once.
+pub fn read_scope(scope: &JsValue) -> (Result<JsValue, JsValue>, Result<Recall, Unusable>) {
     let scope: &Scope = scope.unchecked_ref();
-    let identity = scope.identity().unwrap_or(JsValue::UNDEFINED);
+    let identity = scope.identity();
     let recall = match scope.loaded() {
         Ok(loaded) => read_recall(&loaded),
         Err(error) => Err(loaded_spot(format!("unreadable (reading it threw: {})", js::cause_of(&error)))),
@@ -61,6 +61,15 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     let iterating = |error: JsValue| loaded_spot(format!("unreadable (iterating it threw: {})", js::cause_of(&error)));
     if !js::is_array(loaded).map_err(iterating)? {
         return Err(loaded_spot(js::describe(loaded)));
+    }
+    let length = loaded.unchecked_ref::<Loaded>().length().map_err(iterating)?.as_f64().unwrap_or(0.0);
+    if length > MAX_ENTRIES as f64 {
+        return Err(too_large(
+            format!("an array of {} entries", js_number_to_string(length)),
+            "entries",
+            MAX_ENTRIES,
+            length,
+        ));
     }
     let snapshot = js::array_from(loaded).map_err(iterating)?;
     let mut recall = Recall::default();
@@ -82,7 +91,19 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     for (fact, covered) in recall.facts.iter_mut().zip(covered_by_another(&recall.id_texts, &named)) {
         fact.covered = covered;
     }
+    let units = recall.facts.iter().fold(0usize, |sum, fact| sum.saturating_add(fact.content_units));
+    if units > MAX_CONTENT_UNITS {
+        let found = format!("{} entries holding {units} chars of content", recall.entries.len());
+        return Err(too_large(found, "chars of content", MAX_CONTENT_UNITS, recall.entries.len() as f64));
+    }
     Ok(recall)
+}
+
+/// A recall too large to fold safely: served verbatim, before its contents are copied.
+fn too_large(found: String, unit: &str, limit: usize, loaded_len: f64) -> Unusable {
+    let expected = format!("at most {limit} {unit}, which one visit folds safely");
+    let spot = InvalidSpot { index: None, field: "loaded".into(), found, expected };
+    Unusable { spot, loaded_len: loaded_len as usize }
 }
 
 fn loaded_spot(found: String) -> Unusable {
@@ -185,10 +206,8 @@ fn read_entry(entry: &JsValue) -> Result<EntryRead, Problem> {
             let to_turn = finite_or(coverage.to_turn()?, 0.0);
             let from_turn = finite_or(coverage.from_turn()?, to_turn);
             // A copy by iteration: an exotic array (a Proxy) runs its traps here, where a throw is this entry's.
-            let named = js::array_from(&covered_ids)?
-                .iter()
-                .filter_map(|id| id.dyn_ref::<JsString>().map(id_text))
-                .collect();
+            let named =
+                js::array_from(&covered_ids)?.iter().filter_map(|id| id.dyn_ref::<JsString>().map(id_text)).collect();
             (Some(SummaryFacts { to_turn, from_turn }), false, Some(named))
         }
         None => (None, claim_in(&metadata)?, None),

@@ -107,7 +107,11 @@ impl Settings {
             strategy_id: get(Key::StrategyId)
                 .and_then(|id| id.as_string())
                 .unwrap_or_else(|| DEFAULT_STRATEGY_ID.to_owned()),
-            tier: get(Key::SummaryTier).and_then(|tier| tier.as_string()).as_deref().and_then(Tier::parse).unwrap_or(Tier::DEFAULT),
+            tier: get(Key::SummaryTier)
+                .and_then(|tier| tier.as_string())
+                .as_deref()
+                .and_then(Tier::parse)
+                .unwrap_or(Tier::DEFAULT),
             on_event: get(Key::OnEvent).and_then(|f| f.dyn_into().ok()),
             now: get(Key::Now).and_then(|f| f.dyn_into().ok()),
             core,

@@ -20,7 +20,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::call::{self, Answer, Started};
 use super::flight::{self, Flight, FlightOutcome};
-use super::identity::identity_text;
+use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::latches;
 use super::output::{
@@ -29,10 +29,11 @@ use super::output::{
 };
 use super::recall::{self, Recall, Unusable};
 use super::stage::{Settings, StageHandle};
-use crate::core::config::{claim_version, Key};
+use crate::core::config::{claim_version, Key, JOIN_WINDOW_MS};
 use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
 use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::js_number::js_number_to_string;
 use crate::core::latch::span_key_text;
 use crate::core::recall::partition;
 
@@ -40,13 +41,13 @@ use crate::core::recall::partition;
 /// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
 pub fn run(stage: StageHandle, scope: JsValue) -> Promise {
     let (identity, read) = recall::read_scope(&scope);
-    visit(stage, read, identity, Target::Scope(scope))
+    visit(stage, read, identity::read(identity), Target::Scope(scope))
 }
 
 /// `stage.fold(loaded, identity)`: the same visit; resolves to `{ recall, events }`.
 pub fn fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Promise {
-    let read = recall::read_recall(&loaded);
-    visit(stage, read, identity, Target::Fold(loaded))
+    let identity = identity::read(Ok(identity));
+    visit(stage, recall::read_recall(&loaded), identity, Target::Fold(loaded))
 }
 
 /// Where a visit's result goes.
@@ -64,6 +65,7 @@ struct Visit {
     recall: Recall,
     /// How many entries `loaded` held, even when reading stopped at a bad one.
     loaded_len: usize,
+    /// The visit's copy of its identity: what every store call receives.
     identity: JsValue,
     target: Target,
 }
@@ -82,15 +84,25 @@ impl Outcome {
     }
 }
 
-fn visit(stage: StageHandle, read: Result<Recall, Unusable>, identity: JsValue, target: Target) -> Promise {
+fn visit(
+    stage: StageHandle,
+    read: Result<Recall, Unusable>,
+    identity: Result<VisitIdentity, InvalidSpot>,
+    target: Target,
+) -> Promise {
     let settings = stage.settings();
-    // 1. Recall, read once by iteration, every field of every entry once.
+    // 1. Recall, read once by iteration, every field of every entry once;
+    // the identity, copied once (§8, Isolation).
     let (recall, loaded_len, invalid) = match read {
         Ok(recall) => {
             let loaded_len = recall.entries.len();
             (recall, loaded_len, None)
         }
         Err(Unusable { spot, loaded_len }) => (Recall::default(), loaded_len, Some(spot)),
+    };
+    let (identity, identity_key, invalid) = match identity {
+        Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
+        Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
     let visit = Visit { stage, settings, recall, loaded_len, identity, target };
     if let Some(spot) = invalid {
@@ -112,7 +124,7 @@ fn visit(stage: StageHandle, read: Result<Recall, Unusable>, identity: JsValue, 
     // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
     let span: Rc<[usize]> = candidate.folded_indices().into();
     let ids = span.iter().map(|&index| visit.recall.id_texts[index].as_str());
-    let key = identity_text(&visit.identity).map(|identity| span_key_text(&identity, ids));
+    let key = identity_key.map(|identity| span_key_text(&identity, ids));
     if key.as_deref().is_some_and(|key| latches::contains(&visit.stage, key)) {
         return Promise::resolve(&visit.deliver(Outcome::of(candidate.latched())));
     }
@@ -123,7 +135,8 @@ fn visit(stage: StageHandle, read: Result<Recall, Unusable>, identity: JsValue, 
         return Promise::resolve(&visit.deliver(Outcome::of(deferred)));
     }
     let stage_id = visit.stage.id();
-    let in_flight = |key: &Option<String>| key.as_deref().and_then(|key| flight::find(stage_id, key));
+    let window_ms = visit.settings.core.join_window_ms();
+    let in_flight = |key: &Option<String>| key.as_deref().and_then(|key| flight::find(stage_id, key, window_ms));
     if let Some(flight) = in_flight(&key) {
         return visit.follow(candidate, flight);
     }
@@ -415,7 +428,13 @@ impl Visit {
             return Promise::resolve(&self.deliver(settled));
         }
         future_to_promise(async move {
-            let outcome = flight.outcome().await;
+            let outcome =
+                flight.outcome(self.settings.core.join_window_ms()).await.unwrap_or_else(|| FlightOutcome::Failed {
+                    cause: format!(
+                        "the concurrent run's call did not answer within the {} ms join window",
+                        js_number_to_string(JOIN_WINDOW_MS)
+                    ),
+                });
             Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent)))
         })
     }
@@ -497,6 +516,7 @@ impl Visit {
             role: role.as_deref(),
             turn: self.recall.facts[index].turn,
             content,
+            summary: self.recall.facts[index].summary.is_some(),
         })))
     }
 

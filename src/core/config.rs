@@ -263,6 +263,22 @@ pub fn claim_version(now_ms: f64, random: f64) -> f64 {
 /// summary's write each get `timeoutMs`, and the lease must outlast them).
 pub const DEFAULT_CLAIM_LEASE_MS: f64 = 60_000.0;
 
+/// How old another run's call over the same span may be for a run to wait
+/// on it, without `timeoutMs`: a run never joins a flight older than this,
+/// and a run waiting on one stops waiting once the flight is this old. A
+/// minute covers a slow summarizer; past it, a call that never settles
+/// costs the visits that joined it a verbatim turn, never later ones.
+pub const JOIN_WINDOW_MS: f64 = 60_000.0;
+
+impl StageConfig {
+    /// The join window of this stage's flights: [`JOIN_WINDOW_MS`] without
+    /// `timeoutMs`, and none with it, since the leader's own deadlines (the
+    /// claim's, the call's) bound every wait then.
+    pub fn join_window_ms(&self) -> Option<f64> {
+        self.timeout_ms.is_none().then_some(JOIN_WINDOW_MS)
+    }
+}
+
 /// `claims` and `claimLeaseMs` together: the lease when claims are on.
 /// `claims` was checked to be a boolean or absent, `lease` to be a number.
 pub fn claim_lease_option(

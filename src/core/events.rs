@@ -630,12 +630,17 @@ pub fn invalid_input(spot: &InvalidSpot) -> (String, Evidence) {
     let place = match spot.index {
         Some(index) if spot.field == "entry" => format!("loaded[{index}]"),
         Some(index) => format!("loaded[{index}].{}", spot.field),
-        None => "loaded".to_owned(),
+        None => spot.field.clone(),
+    };
+    let fix = if spot.field == "identity" {
+        "Fix the identity the pipeline gives the stage"
+    } else {
+        "Fix whatever writes these entries to the store"
     };
     (
         format!(
             "invalid-input: {place} is {} (expected {}); recall is left untouched, with no summarizer call \
-and no write this turn. Fix whatever writes these entries to the store",
+and no write this turn. {fix}",
             spot.found, spot.expected
         ),
         Evidence::InvalidInput(InvalidInput {

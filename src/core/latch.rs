@@ -55,11 +55,7 @@ impl Latch {
     pub const DEFAULT_CAPACITY: usize = 4096;
 
     pub fn new(capacity: usize) -> Latch {
-        Latch {
-            keys: HashSet::new(),
-            order: VecDeque::new(),
-            capacity: capacity.max(1),
-        }
+        Latch { keys: HashSet::new(), order: VecDeque::new(), capacity: capacity.max(1) }
     }
 
     pub fn contains(&self, key: SpanKey) -> bool {

@@ -6,6 +6,7 @@ pub mod decision;
 pub mod events;
 pub mod extractive;
 pub mod format;
+pub mod identity;
 pub mod js_number;
 pub mod latch;
 pub mod recall;

@@ -5,6 +5,17 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
+/// The most entries one visit reads: a larger recall is served verbatim as
+/// invalid input before anything is copied. Each entry read costs Wasm memory
+/// for its facts and id, and a memory pipeline loads a window of recent turns,
+/// far below this.
+pub const MAX_ENTRIES: usize = 100_000;
+
+/// The most UTF-16 units of content a visit folds: a summarizer's transcript
+/// is copied into Wasm whole, and no model takes this much (about 4 million
+/// tokens). A larger recall is served verbatim as invalid input.
+pub const MAX_CONTENT_UNITS: usize = 16 * 1024 * 1024;
+
 /// The fields of one entry the decisions need; nothing else is read.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EntryFacts {
@@ -43,7 +54,9 @@ pub fn covered_by_another(ids: &[String], named: &[(usize, Vec<String>)]) -> Vec
             named_by.entry(id).or_default().push(&ids[*owner]);
         }
     }
-    ids.iter().map(|id| named_by.get(id.as_str()).is_some_and(|owners| owners.iter().any(|owner| owner != id))).collect()
+    ids.iter()
+        .map(|id| named_by.get(id.as_str()).is_some_and(|owners| owners.iter().any(|owner| owner != id)))
+        .collect()
 }
 
 /// Recall split into its parts (indices into the loaded snapshot).

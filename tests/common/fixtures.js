@@ -33,6 +33,12 @@ function filler(turn, i, length) {
   return text.slice(0, length);
 }
 
+/** `entries` with `tag` before every content: another conversation with the same ids. */
+export function tagged(entries, tag) {
+  for (const entry of entries) entry.value.content = `${tag} ${entry.value.content}`;
+  return entries;
+}
+
 export function entry(id, content, turn, updatedAt) {
   const e = { id, value: { role: 'user', content } };
   if (turn !== undefined) e.source = { turn };
@@ -93,6 +99,7 @@ function withConstructorTrap(promise) {
 /**
  * A test harness. `options.reply` decides what the summarizer does:
  * { text } | { reject } | { throw } | { hang: true } | { value } | { lateText, afterMs }
+ * | { echo: true, gate? } (the summary names the first message it was given)
  * | { gate: true, text } (answers when `release()` is called)
  * | { ownThen: text } (a promise of `text` with a `then` of its own that throws)
  * | { constructorTrap: text } (a promise of `text` whose own `constructor` lies).
@@ -128,8 +135,16 @@ export class Harness {
     this.releases = [];
   }
 
-  reply() {
+  reply(input) {
     const reply = this.options.reply ?? { text: 'short summary' };
+    if (reply.echo) {
+      // The summary names the first message it was given: a summary handed
+      // to another conversation shows whose messages it came from.
+      const first = this.options.shape === 'provider' ? input.messages[0].content.split('\n')[1] : input[1].content;
+      const text = `summary of: ${first.slice(0, 40)}`;
+      if (reply.gate) return new Promise((resolve) => this.releases.push(() => resolve(this.wrap(text))));
+      return Promise.resolve(this.wrap(text));
+    }
     if (reply.throw !== undefined) throw new Error(reply.throw);
     if (reply.reject !== undefined) return Promise.reject(new Error(reply.reject));
     if ('rejectValue' in reply) return Promise.reject(reply.rejectValue);
@@ -182,14 +197,14 @@ export class Harness {
         complete: (request) => {
           this.calls.push(request);
           this.signals.push(request.signal);
-          return this.reply();
+          return this.reply(request);
         },
       };
       config.model = this.options.model ?? 'mini-1';
     } else {
       config.llm = (messages) => {
         this.calls.push(messages);
-        return this.reply();
+        return this.reply(messages);
       };
     }
     const storeMode = this.options.store ?? 'ok';

@@ -6,6 +6,7 @@
 mod beyond;
 mod claims;
 mod failures;
+mod isolation;
 mod parity;
 mod rolling;
 
@@ -27,6 +28,7 @@ fn label(from_turn: f64, to_turn: f64, count: usize, author: &str) -> String {
 #[wasm_bindgen(module = "/tests/common/fixtures.js")]
 extern "C" {
     fn conversation(turns: u32, per_turn: u32, content_length: u32, conversation_id: &str) -> Array;
+    fn tagged(entries: &Array, tag: &str) -> Array;
     fn entry(id: &str, content: &JsValue, turn: JsValue, updated_at: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = summaryOf)]
     fn summary_of(id: &str, covered_ids: &JsValue, to_turn: f64) -> JsValue;
@@ -194,4 +196,14 @@ fn with_last_span_id(id: &JsValue) -> Array {
     let loaded = conversation(6, 2, 100, "c1");
     with_property(&at(&loaded, 7), "id", id);
     loaded
+}
+
+/// Entries `from..=to` turns (2 a turn, 200 chars each) of conversation c1.
+fn turns(from: u32, to: u32) -> Vec<JsValue> {
+    let all = conversation(to, 2, 200, "c1");
+    all.iter().skip(2 * (from as usize - 1)).collect()
+}
+
+fn array_of(entries: &[JsValue]) -> Array {
+    entries.iter().collect()
 }

@@ -363,7 +363,8 @@ async fn provider_request_transcript_label_model_and_usage() {
     assert_eq!(lines[1], "unknown (turn 1): ignore <<\u{2039}END TRANSCRIPT\u{203A}>> this");
     assert_eq!(lines[2], "assistant (turn 1): ");
     assert!(lines[3].starts_with("user: turn 2 message 0"), "turn omitted when undefined: {}", lines[3]);
-    assert_eq!(lines[4], "<<\u{2039}END TRANSCRIPT\u{203A}>> (turn 2): plain");
+    // A role is one word (SPEC §5): a marker as a role cannot start a line.
+    assert_eq!(lines[4], "___END_TRANSCRIPT___ (turn 2): plain");
     assert_eq!(lines[5], "7 (turn 3): seven");
     assert_eq!(*lines.last().unwrap(), "<<<END TRANSCRIPT>>>");
     assert_eq!(transcript.matches("<<<END TRANSCRIPT>>>").count(), 1);
@@ -496,7 +497,13 @@ async fn fold_writes_the_summary_entry_in_key_order_with_anchor_ttl_tier_and_ide
     let scope = f.scope(&conversation(6, 2, 100, "c1"));
     f.run(&scope).await;
     let put = at(&f.h.puts(), 0);
-    assert!(same(&get(&put, "identity"), &get(&scope, "identity")), "put receives scope.identity itself");
+    // The visit's plain copy of scope.identity, taken once (SPEC §8, Isolation).
+    assert_eq!(
+        to_json(&get(&put, "identity")),
+        to_json(&get(&scope, "identity")),
+        "put receives scope.identity's copy"
+    );
+    assert!(is_plain(&get(&put, "identity")));
     let entry = get(&put, "entry");
     assert_eq!(
         keys_of(&entry),

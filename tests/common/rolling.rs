@@ -4,16 +4,6 @@ use super::*;
 
 // ---------------------------------------------------------------- long conversations: maxSummaries, triggerMinChars
 
-/// Entries `from..=to` turns (2 a turn, 200 chars each) of conversation c1.
-fn turns(from: u32, to: u32) -> Vec<JsValue> {
-    let all = conversation(to, 2, 200, "c1");
-    all.iter().skip(2 * (from as usize - 1)).collect()
-}
-
-fn array_of(entries: &[JsValue]) -> Array {
-    entries.iter().collect()
-}
-
 #[wasm_bindgen_test]
 async fn max_summaries_one_rolls_the_old_summary_into_the_new_one_in_one_call() {
     let f = Fixture::new(json!({}), json!({ "triggerMinEntries": 10, "preserveRecent": 4, "maxSummaries": 1 }));

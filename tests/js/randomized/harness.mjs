@@ -137,7 +137,10 @@ function prepareRun(ctx, spec, index) {
   const loaded = assembleLoaded(ctx, spec, conversation, key);
   const plan = planVisit(loaded ?? [], ctx.settings);
   if (plan.kind === 'call') {
-    plan.key = `${key}\u0001${plan.spanIds.join('\u0000')}`;
+    // SPEC §8, Isolation: a visit without a conversationId shares no call
+    // and no latch entry with any other, so its key is its own.
+    const conversationKey = identity?.conversationId === undefined ? `${key} wave ${ctx.waveIndex} run ${index}` : key;
+    plan.key = `${conversationKey}\u0001${plan.spanIds.join('\u0000')}`;
     if (ctx.latched.has(plan.key)) plan.kind = 'latched';
   }
   const where = `wave ${ctx.waveIndex} run ${index} (${spec.form}, identity ${spec.identity}, conversation ${spec.conversation}, plan ${plan.kind})`;
@@ -271,8 +274,11 @@ function attributeCalls(ctx, groups, waveCalls) {
 function attributePuts(ctx, groups, wavePuts) {
   for (const put of wavePuts) {
     const coveredIds = put.entry?.metadata?.summarizes?.coveredIds;
-    const key = `${identityKey(put.identity)}\u0001${Array.isArray(coveredIds) ? coveredIds.join('\u0000') : '?'}`;
-    const group = groups.get(key);
+    const ids = Array.isArray(coveredIds) ? coveredIds.join('\u0000') : '?';
+    const key = `${identityKey(put.identity)}\u0001${ids}`;
+    // A visit without a conversationId is a group of its own (prepareRun).
+    const own = (candidate) => !candidate.put && candidate.key.startsWith(`${identityKey(put.identity)} wave `) && candidate.key.endsWith(`\u0001${ids}`);
+    const group = groups.get(key) ?? (put.identity?.conversationId === undefined ? [...groups.values()].find(own) : undefined);
     if (!group || (group.outcome.kind !== 'fold' && group.outcome.kind !== 'unknown') || group.put) {
       ctx.violations.push({ wave: ctx.waveIndex, where: 'store.put', message: `a write no fold in this wave accounts for (late answer, refused/failed span, or a second write): ${key}` });
       continue;

@@ -63,10 +63,18 @@ export function summaryLabel(fromTurn, toTurn, count, who) {
   );
 }
 
+const CONTINUATION = '  | ';
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/g;
+const renderRole = (role) => [...String(role)].map((c) => (/^[\p{Alphabetic}\p{N}_.-]$/u.test(c) ? c : '_')).join('');
+const readsAsLabel = (content) =>
+  [...content.trimStart()].slice(0, 50).join('').split(/\s+/).filter(Boolean).map((w) => w.toLowerCase()).join(' ').startsWith('[summary of earlier turns');
+
 /**
- * §5 transcript for the provider shape. The SPEC writes the line as
- * `ROLE (turn N): CONTENT`; both the role as given and its upper-case form are
- * accepted, since "ROLE" may name either.
+ * §5 transcript for the provider shape: `ROLE (turn N): TEXT` per message,
+ * every further line of a message starting with `  | `, a role kept to one
+ * word, and a raw message that begins like a summary's label quoted. Both
+ * the role as given and its upper-case form are accepted, since "ROLE" may
+ * name either.
  */
 export function transcriptRenderings(span) {
   const render = (caseRole) =>
@@ -74,8 +82,10 @@ export function transcriptRenderings(span) {
       TRANSCRIPT_OPEN,
       ...span.map((entry) => {
         const turn = turnOf(entry);
-        const role = caseRole(entry.value.role ?? 'unknown');
-        return `${role}${turn === undefined ? '' : ` (turn ${turn})`}: ${entry.value.content ?? ''}`;
+        const role = renderRole(caseRole(entry.value.role ?? 'unknown'));
+        const content = entry.value.content ?? '';
+        const quoted = coverageOf(entry) === undefined && readsAsLabel(content) ? '(quoted) ' : '';
+        return `${role}${turn === undefined ? '' : ` (turn ${turn})`}: ${quoted}${content.replace(LINE_BREAK, `\n${CONTINUATION}`)}`;
       }),
       TRANSCRIPT_CLOSE,
     ].join('\n');
