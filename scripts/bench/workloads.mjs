@@ -347,7 +347,7 @@ function createWorkload(caseName, n, conversation) {
           check(request?.model === SUMMARIZER_MODEL, 'provider request does not name the model');
           check(typeof request?.messages?.[0]?.content === 'string' && request.messages[0].content.includes(expected.span[0].value.content), 'provider transcript does not carry the span');
           check(coverage?.model === SUMMARIZER_MODEL, 'coverage does not record the model');
-          check(seen.puts.length === 1 && seen.puts[0].identity === BENCH_IDENTITY && seen.puts[0].entry === summary, 'store.put did not get (identity, the summary in recall)');
+          check(seen.puts.length === 1 && JSON.stringify(seen.puts[0].identity) === JSON.stringify(BENCH_IDENTITY) && seen.puts[0].entry === summary, 'store.put did not get (a copy of the identity, the summary in recall)');
           check(event?.reason?.includes('written back'), `fold event does not say it was written back: ${event?.reason}`);
           check(event?.scoreEvidence?.usage?.input === BENCH_USAGE.input && event.scoreEvidence.usage.output === BENCH_USAGE.output, 'fold event does not carry the usage');
         }
