@@ -55,13 +55,25 @@ export async function awaitable(value) {
   return await value;
 }
 
-/** A deadline: resolves to `marker` after `ms` unless cleared. */
+/**
+ * A deadline: resolves to `marker` after `ms`. Clearing it stops the timer
+ * and resolves the promise at once (to undefined): a Rust future awaiting a
+ * promise that never settles is never freed, so every deadline settles.
+ */
 export function deadline(ms, marker) {
   let timer;
+  let settle;
   const promise = new Promise((resolve) => {
+    settle = resolve;
     timer = setTimeout(resolve, ms, marker);
   });
-  return { promise, clear: () => clearTimeout(timer) };
+  return {
+    promise,
+    clear: () => {
+      clearTimeout(timer);
+      settle(undefined);
+    },
+  };
 }
 
 /**
