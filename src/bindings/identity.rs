@@ -5,11 +5,11 @@
 //! visit makes; its parts decide whether the visit may share a call, an
 //! outcome or a latch entry with another (`core::identity`).
 
-use js_sys::{JsString, Object};
+use js_sys::{JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js::{self, Identity};
+use super::js;
 use super::recall::id_text;
 use crate::core::events::InvalidSpot;
 use crate::core::identity::{Part, Parts};
@@ -31,11 +31,11 @@ pub fn read(identity: Result<JsValue, JsValue>) -> Result<VisitIdentity, Invalid
     }
     let copy = js::assign(&Object::new(), &identity).map_err(|error| unreadable(&error))?;
     // The copy holds plain data properties: reading them cannot throw.
-    let fields: &Identity = copy.unchecked_ref();
+    let field = |name: &str| Reflect::get(&copy, &JsValue::from_str(name));
     let parts = Parts {
-        tenant: part(fields.tenant()),
-        principal: part(fields.principal()),
-        conversation_id: part(fields.conversation_id()),
+        tenant: part(field("tenant")),
+        principal: part(field("principal")),
+        conversation_id: part(field("conversationId")),
     };
     Ok(VisitIdentity { key: parts.key(), copy: copy.into() })
 }

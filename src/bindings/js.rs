@@ -80,11 +80,6 @@ extern "C" {
     #[wasm_bindgen(method, getter, catch, js_name = "$emit")]
     pub fn emit(this: &Scope) -> Result<JsValue, JsValue>;
 
-    /// `scope.loaded`, before it is copied.
-    pub type Loaded;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn length(this: &Loaded) -> Result<JsValue, JsValue>;
-
     pub type Entry;
     #[wasm_bindgen(method, getter, catch)]
     pub fn id(this: &Entry) -> Result<JsValue, JsValue>;
@@ -125,15 +120,6 @@ extern "C" {
     pub fn from_turn(this: &Coverage) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, getter, catch, js_name = toTurn)]
     pub fn to_turn(this: &Coverage) -> Result<JsValue, JsValue>;
-
-    /// `{ tenant?, principal?, conversationId }`.
-    pub type Identity;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn tenant(this: &Identity) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn principal(this: &Identity) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = conversationId)]
-    pub fn conversation_id(this: &Identity) -> Result<JsValue, JsValue>;
 
     /// What a provider (`llm.complete`) or a store (`store.put`,
     /// `store.putIfVersion`) must have.

@@ -3,11 +3,11 @@
 //! the second time). What was read is kept as read: the caller's own entry
 //! objects and id strings go back out untouched.
 
-use js_sys::{Array, JsString};
+use js_sys::{Array, JsString, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js::{self, Coverage, Entry, Loaded, Message, Metadata, Scope, Source};
+use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
 use crate::core::events::InvalidSpot;
 use crate::core::js_number::js_number_to_string;
 use crate::core::recall::{covered_by_another, EntryFacts, SummaryFacts, MAX_CONTENT_UNITS, MAX_ENTRIES};
@@ -62,7 +62,7 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     if !js::is_array(loaded).map_err(iterating)? {
         return Err(loaded_spot(js::describe(loaded)));
     }
-    let length = loaded.unchecked_ref::<Loaded>().length().map_err(iterating)?.as_f64().unwrap_or(0.0);
+    let length = Reflect::get(loaded, &JsValue::from_str("length")).map_err(iterating)?.as_f64().unwrap_or(0.0);
     if length > MAX_ENTRIES as f64 {
         return Err(too_large(
             format!("an array of {} entries", js_number_to_string(length)),

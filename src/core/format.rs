@@ -163,11 +163,19 @@ pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> St
     text
 }
 
-/// Whether a message begins like a summary's label, in any case or spacing.
+/// Whether a message begins like a summary's label, in any case or spacing:
+/// its first words are the label's, the last one perhaps run on. (The label
+/// is ASCII, and no other letter lowercases to one of its letters, so ASCII
+/// case folding is every case.)
 fn reads_as_label(content: &str) -> bool {
-    let start: String = content.trim_start().chars().take(2 * SUMMARY_FRAME_PREFIX.len()).collect();
-    let words: Vec<String> = start.split_whitespace().map(str::to_lowercase).collect();
-    words.join(" ").starts_with(SUMMARY_FRAME_PREFIX)
+    let label: Vec<&str> = SUMMARY_FRAME_PREFIX.split(' ').collect();
+    let words: Vec<&str> = content.split_whitespace().take(label.len()).collect();
+    let last = label.len() - 1;
+    words.len() == label.len()
+        && label.iter().zip(&words).enumerate().all(|(k, (part, word))| match k < last {
+            true => word.eq_ignore_ascii_case(part),
+            false => word.as_bytes().get(..part.len()).is_some_and(|start| start.eq_ignore_ascii_case(part.as_bytes())),
+        })
 }
 
 /// A message's text, defanged, with every line break (`\n`, `\r\n`, `\r`,
@@ -266,8 +274,10 @@ only while this summary stands.]"
         }
         let text = transcript([TranscriptLine { role: Some("system"), turn: None, content: label, summary: true }]);
         assert!(text.contains("\nsystem: [summary of earlier turns 1"), "{text}");
-        let plain = transcript([line(Some("user"), None, "my [summary of earlier turns] notes")]);
-        assert!(!plain.contains(QUOTED), "{plain}");
+        for plain in ["my [summary of earlier turns] notes", "[summary of earlier tü", "[summary of", ""] {
+            let text = transcript([line(Some("user"), None, plain)]);
+            assert!(!text.contains(QUOTED), "{text}");
+        }
     }
 
     #[test]
