@@ -93,7 +93,11 @@ export interface LLMMessage {
 /** The request a provider receives from this stage. */
 export interface LLMRequest {
   readonly systemPrompt: string;
-  /** One user message holding the span as a delimited transcript. */
+  /**
+   * One user message holding the span as a delimited transcript: a
+   * `ROLE (turn N): TEXT` line per message, each further line of a message
+   * starting with `"  | "`, so no message can start a line of its own.
+   */
   readonly messages: readonly LLMMessage[];
   readonly model: string;
   /** Present when `timeoutMs` is set; aborted when the deadline passes. */
@@ -159,7 +163,11 @@ export interface SummaryClaimEntry extends EntryBookkeeping {
 
 /** Where summaries are written back. Any agentfootprint `MemoryStore` fits. */
 export interface MemoryStore {
-  /** Awaited; a rejection is warned about once and the turn goes on. */
+  /**
+   * Awaited; a rejection is warned about once and the turn goes on. The
+   * identity is the visit's shallow plain copy of `scope.identity`, taken
+   * once before anything was awaited.
+   */
   put(identity: MemoryIdentity, entry: SummaryEntry): Promise<unknown>;
   /**
    * agentfootprint's conditional write, used by `claims: true`: applies only
@@ -198,7 +206,8 @@ export type StrategyAppliedEventType = 'agentfootprint.memory.strategy_applied';
  * check stopped it (`latched`, `failed`, `predicted` with `labelChars`);
  * `coalesced` marks a run that waited for another run's call, whatever that
  * call came to; invalid input names the first offending `invalidIndex` and
- * `invalidField`.
+ * `invalidField` (`loaded` when recall is not an array or is too large to
+ * fold safely, `identity` when the identity could not be read).
  */
 export interface SummarizeEvidence {
   readonly summarizerCalled: boolean;
@@ -394,7 +403,12 @@ export interface FoldResult<E extends MemoryEntry<unknown> = MemoryEntry<unknown
  */
 export interface SummarizeStage {
   (scope: SummarizeScope): Promise<void>;
-  /** Beyond the original: run the stage on plain data and get the result back. */
+  /**
+   * Beyond the original: run the stage on plain data and get the result back.
+   * Runs share a call, its outcome or a latch entry only when their
+   * identities name the same conversation: the same `tenant`, `principal`
+   * and `conversationId`, with `conversationId` a string or a finite number.
+   */
   fold<E extends MemoryEntry<unknown>>(
     loaded: readonly E[],
     identity: MemoryIdentity,
