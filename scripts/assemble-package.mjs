@@ -4,7 +4,7 @@
 // about), as the workerd entry that imports the .wasm as a module, and as
 // the browser entry that fetches it; the .wasm is shipped beside them.
 import { build } from 'esbuild';
-import { cpSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,13 +18,51 @@ writeFileSync(
   `export const WASM_BASE64 = ${JSON.stringify(readFileSync(wasmPath).toString('base64'))};\n`,
 );
 copyFileSync(join(root, 'scripts/package-entry.mjs'), join(bindgen, 'entry.mjs'));
+writeFileSync(join(bindgen, 'instance.js'), instanceFactory(readFileSync(join(bindgen, 'footprint_summarize.js'), 'utf8')));
+// The bindings' own JS (src/bindings/glue.js), as wasm-bindgen placed it: the
+// entry imports the same module the instances do.
+const glue = join(bindgen, 'snippets', readdirSync(join(bindgen, 'snippets'))[0], 'src/bindings/glue.js');
 for (const init of ['wasm-init-inline.mjs', 'wasm-init-module.mjs', 'wasm-init-url.mjs']) copyFileSync(join(root, 'scripts', init), join(bindgen, init));
 
-/** Points the entry's `./wasm-init.js` at one way of instantiating the Wasm. */
+/**
+ * wasm-bindgen's glue as a function that makes a fresh instance: its own
+ * module state (the memory views, the closures' finalizers) around its own
+ * `WebAssembly.Instance`. When an instance fails (a trap), the package entry
+ * makes another, and retires the failed one so that nothing left of it (a
+ * pending task, a finalizer) calls into it again.
+ */
+function instanceFactory(glueModule) {
+  const lines = glueModule.split('\n');
+  const imports = lines.filter((line) => line.startsWith('import '));
+  let body = lines.filter((line) => !line.startsWith('import ')).join('\n');
+  const names = [...body.matchAll(/^export function (\w+)/gm)].map((match) => match[1]);
+  body = body.replace(/^export function /gm, 'function ').replace(/^export \{[^}]*\};?$/m, '');
+  if (/^export /m.test(body)) throw new Error('wasm-bindgen output exports something the instance factory does not know');
+  // Every task of wasm-bindgen-futures' queue runs under the bindings' guard:
+  // a failure after a visit's await ends the instance like any other.
+  const task = 'queueMicrotask(arg0);';
+  if (body.split(task).length !== 2) throw new Error(`wasm-bindgen output does not queue its tasks with "${task}" once`);
+  body = body.replace(task, 'queueMicrotask(guardTask(arg0));');
+  const glueImport = imports.find((line) => line.includes('/src/bindings/glue.js'));
+  imports.push(glueImport.replace(/^import .* from /, 'import { guardTask } from '));
+  return `${imports.join('\n')}
+export function createInstance() {
+${body}
+function retire() {
+  const exports = wasm;
+  wasm = new Proxy(exports, { get: (target, key) => (typeof target[key] === 'function' ? () => {} : target[key]) });
+}
+return { ${names.join(', ')}, initSync, retire };
+}
+`;
+}
+
+/** Points the entry's `./wasm-init.js` at one way of compiling the Wasm, and `./glue.js` at the bindings' JS. */
 const wasmInit = (file) => ({
   name: 'wasm-init',
   setup(plugin) {
     plugin.onResolve({ filter: /^\.\/wasm-init\.js$/ }, () => ({ path: join(bindgen, file) }));
+    plugin.onResolve({ filter: /^\.\/glue\.js$/ }, () => ({ path: glue }));
   },
 });
 

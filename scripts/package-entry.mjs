@@ -4,27 +4,52 @@
 // runtimes that refuse to compile Wasm from bytes (Cloudflare Workers, edge
 // runtimes), and into dist/browser.mjs, which fetches the .wasm beside it.
 // `./wasm-init.js` is the one difference: the build points it at
-// scripts/wasm-init-inline.mjs, wasm-init-module.mjs or wasm-init-url.mjs.
-// Every way, the module is ready when its import resolves, so
-// `summarize(config)` can be called (and throw on a bad config) right after
-// import, with no plugin and no async init step.
-import './wasm-init.js';
-import {
-  summarize,
-  summaryEntryId,
-  summaryCoverage,
-  isSummaryEntry,
-  isSummaryClaim,
-  summaryConstants,
-  extractiveBudget,
-  extractiveSummary,
-} from './footprint_summarize.js';
+// scripts/wasm-init-inline.mjs, wasm-init-module.mjs or wasm-init-url.mjs,
+// each of which exports the compiled module. Every way, the module is ready
+// when its import resolves, so `summarize(config)` can be called (and throw
+// on a bad config) right after import, with no plugin and no async init step.
+//
+// `./instance.js` is wasm-bindgen's glue made into a function (see
+// instanceFactory in assemble-package.mjs): when an instance fails, the
+// bindings' guard (`./glue.js`) calls the hook below, which starts another
+// from the same compiled module. Stages built before keep working on it.
+import { compiledModule } from './wasm-init.js';
+import { createInstance } from './instance.js';
+import { onInstanceFailure } from './glue.js';
 
-const [idPrefix, coverageKey, framePrefix] = summaryConstants();
+function start() {
+  const instance = createInstance();
+  instance.initSync({ module: compiledModule });
+  return instance;
+}
+
+let current = start();
+onInstanceFailure(() => {
+  const failed = current;
+  current = start();
+  failed.retire();
+});
+
+const [idPrefix, coverageKey, framePrefix] = current.summaryConstants();
 export const SUMMARY_ID_PREFIX = idPrefix;
 export const SUMMARY_COVERAGE_KEY = coverageKey;
 export const SUMMARY_FRAME_PREFIX = framePrefix;
-export { summarize, summaryEntryId, summaryCoverage, isSummaryEntry, isSummaryClaim };
+
+export function summarize(config) {
+  return current.summarize(config);
+}
+export function summaryEntryId(fromTurn, toTurn) {
+  return current.summaryEntryId(fromTurn, toTurn);
+}
+export function summaryCoverage(entry) {
+  return current.summaryCoverage(entry);
+}
+export function isSummaryEntry(entry) {
+  return current.isSummaryEntry(entry);
+}
+export function isSummaryClaim(entry) {
+  return current.isSummaryClaim(entry);
+}
 
 /**
  * An offline, deterministic summarizer in the callback shape: keeps the
@@ -32,6 +57,6 @@ export { summarize, summaryEntryId, summaryCoverage, isSummaryEntry, isSummaryCl
  * Options are checked now, so a bad budget throws here, not mid-turn.
  */
 export function extractive(options) {
-  const maxChars = extractiveBudget(options);
-  return async (messages) => extractiveSummary(messages, maxChars);
+  const maxChars = current.extractiveBudget(options);
+  return async (messages) => current.extractiveSummary(messages, maxChars);
 }

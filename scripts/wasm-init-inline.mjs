@@ -1,7 +1,6 @@
-// Instantiates the Wasm from the bytes inlined into the bundle (see
+// The Wasm compiled from the bytes inlined into the bundle (see
 // scripts/package-entry.mjs): no file to fetch or resolve, in Node, browsers
 // and any bundler.
-import { initSync } from './footprint_summarize.js';
 import { WASM_BASE64 } from './wasm-bytes.js';
 
 function decodeBase64(base64) {
@@ -14,4 +13,4 @@ function decodeBase64(base64) {
   return bytes;
 }
 
-initSync({ module: decodeBase64(WASM_BASE64) });
+export const compiledModule = new WebAssembly.Module(decodeBase64(WASM_BASE64));

@@ -76,48 +76,70 @@ export function deadline(ms, marker) {
   };
 }
 
+// Each instance registers its entry points as it starts (src/bindings/mod.rs),
+// so a stage always runs on the current instance: after a failed instance is
+// replaced, stages built before it work on its successor.
+let entryPoints;
+/** How many instances have failed; a visit that outlives its instance is rejected. */
+let failures = 0;
+let lastFailure;
+/** The failure that ended the instance when nothing could replace it. */
+let instanceFailure;
+/** Makes a fresh instance (the package entry's); none where there is no entry (the Wasm test suites). */
+let replaceInstance;
+let nextId = 0;
+
+export function useEntryPoints(run, fold) {
+  entryPoints = { run, fold };
+  instanceFailure = undefined;
+}
+
+/** Ids that tell stages apart across instances: a successor never reuses one. */
+export function nextStageId() {
+  return nextId++;
+}
+
+/** Registers what makes a fresh instance after one fails. */
+export function onInstanceFailure(replace) {
+  replaceInstance = replace;
+}
+
 /**
  * The stage function footprintjs calls, with `fold` attached, over a
  * handle (src/bindings/stage.rs). It always returns a real Promise.
  *
  * Every function Rust calls here returns instead of throwing, so an
- * exception out of `run` or `fold` has unwound through Rust frames: a trap
- * (running out of memory, say) or a JS stack overflow inside Wasm. The
- * instance's state can no longer be trusted, and visits waiting inside it
- * would wait forever. So that visit rejects with the failure named, every
- * visit still in flight rejects with it too, and every later visit rejects
- * at once. (A trap in the async part of a visit, after an await, happens in
- * a wasm-bindgen-futures task this guard does not see: that visit stays
- * pending, and the failure reaches the runtime as an uncaught error.)
+ * exception out of a visit has unwound through Rust frames: a trap (running
+ * out of memory, say) or a JS exception inside Wasm. The instance's state can
+ * no longer be trusted, and visits waiting inside it would wait forever. So
+ * that visit and every visit still in flight reject with the failure named,
+ * and a fresh instance serves later visits, without the failed one's latches
+ * and single flights (at most a repeated summarizer call); where nothing can
+ * make one, every later visit rejects. (A trap in the async part of a visit,
+ * after an await, happens in a wasm-bindgen-futures task this guard does not
+ * see.)
  */
-export function makeStage(handle, run, fold) {
-  const stage = (scope) => guarded(() => run(handle, scope));
-  stage.fold = (loaded, identity) => guarded(() => fold(handle, loaded, identity));
+export function makeStage(handle) {
+  const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
+  stage.fold = (loaded, identity) => guarded(() => entryPoints.fold(handle, loaded, identity));
   return stage;
 }
 
-/** The reject functions of visits still in flight, and the failure that ended the instance. */
+/** The reject functions of visits still in flight. */
 const inFlight = new Set();
-let instanceFailure;
 
 function guarded(visit) {
   if (instanceFailure !== undefined) return Promise.reject(instanceFailure);
+  const born = failures;
   let visiting;
   try {
     visiting = visit();
   } catch (error) {
-    instanceFailure ??= new Error(
-      `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every ` +
-        'later one are rejected, and recall was not changed. Reload the module (restart the process) to summarize again',
-      { cause: error },
-    );
-    for (const reject of inFlight) reject(instanceFailure);
-    inFlight.clear();
-    return Promise.reject(instanceFailure);
+    return Promise.reject(failed(error));
   }
   // A visit started from user code inside this one may have failed the
   // instance before this one was listed.
-  if (instanceFailure !== undefined) return Promise.reject(instanceFailure);
+  if (failures !== born) return Promise.reject(lastFailure);
   return new Promise((resolve, reject) => {
     inFlight.add(reject);
     visiting.then(
@@ -131,4 +153,52 @@ function guarded(visit) {
       },
     );
   });
+}
+
+/**
+ * A task of the instance's async visits (wasm-bindgen-futures' queue, which
+ * polls a visit after an await), run so that a failure inside it ends the
+ * instance as one in a visit's first part does: the package entry's build
+ * wraps every task in it (instanceFactory in scripts/assemble-package.mjs).
+ */
+export function guardTask(task) {
+  return () => {
+    try {
+      task();
+    } catch (error) {
+      failed(error);
+    }
+  };
+}
+
+/** Ends the failed instance: rejects every visit in it, and replaces it when it can. */
+function failed(error) {
+  failures += 1;
+  let replaced = false;
+  try {
+    if (replaceInstance !== undefined) {
+      replaceInstance();
+      replaced = true;
+    }
+  } catch {
+    // Nothing can replace it: later visits are rejected below.
+  }
+  const what = `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every visit in flight are rejected, and recall was not changed`;
+  lastFailure = new Error(
+    replaced
+      ? `${what}. A fresh instance serves later visits; the failed one's latches and single flights are gone, which costs at most a repeated summarizer call`
+      : `${what}, as is every later visit. Reload the module (restart the process) to summarize again`,
+    { cause: error },
+  );
+  if (!replaced) instanceFailure = lastFailure;
+  for (const reject of inFlight) reject(lastFailure);
+  inFlight.clear();
+  if (replaced) {
+    try {
+      console.warn(`[footprint-summarize] ${lastFailure.message}.`);
+    } catch {
+      // A console that throws has nowhere else to say it.
+    }
+  }
+  return lastFailure;
 }

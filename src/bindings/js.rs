@@ -25,7 +25,13 @@ extern "C" {
     pub fn clear(this: &Deadline);
 
     #[wasm_bindgen(js_name = makeStage)]
-    pub fn make_stage(handle: &JsValue, run: &JsValue, fold: &JsValue) -> JsValue;
+    pub fn make_stage(handle: &JsValue) -> JsValue;
+    /// Makes this instance the one every stage runs on.
+    #[wasm_bindgen(js_name = useEntryPoints)]
+    pub fn use_entry_points(run: &JsValue, fold: &JsValue);
+    /// A stage id no instance of this module has given out.
+    #[wasm_bindgen(js_name = nextStageId)]
+    pub fn next_stage_id() -> f64;
 }
 
 #[wasm_bindgen]

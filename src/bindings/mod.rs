@@ -14,8 +14,6 @@ mod recall;
 mod stage;
 mod visit;
 
-use std::cell::Cell;
-
 use wasm_bindgen::prelude::*;
 
 use crate::core::format::{summary_entry_id, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
@@ -24,15 +22,15 @@ use stage::StageHandle;
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
+    RUN.with(|run| FOLD.with(|fold| js::use_entry_points(run, fold)));
 }
 
 thread_local! {
     /// The stage and `stage.fold` entry points, as the JS functions every
-    /// stage function calls: made once for the module, not once per stage.
+    /// stage function calls: made once for the instance, not once per stage.
     static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> js_sys::Promise>::new(visit::run).into_js_value();
     static FOLD: JsValue =
         Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> js_sys::Promise>::new(visit::fold).into_js_value();
-    static NEXT_STAGE_ID: Cell<f64> = const { Cell::new(0.0) };
 }
 
 /// `summarize(config)`: validates the config (throwing at once on a bad one)
@@ -40,9 +38,8 @@ thread_local! {
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     let copy = config::checked_copy(&config).map_err(config::to_js_error)?;
-    let id = NEXT_STAGE_ID.with(|next| next.replace(next.get() + 1.0));
-    let handle = StageHandle::new(&copy, id);
-    Ok(RUN.with(|run| FOLD.with(|fold| js::make_stage(&handle, run, fold))))
+    let handle = StageHandle::new(&copy, js::next_stage_id());
+    Ok(js::make_stage(&handle))
 }
 
 /// `'msg-summary-' + String(from) + '-' + String(to)`.

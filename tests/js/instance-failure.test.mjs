@@ -6,7 +6,7 @@
 // stands in for the Wasm entry here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeStage } from '../../src/bindings/glue.js';
+import { makeStage, useEntryPoints } from '../../src/bindings/glue.js';
 
 test('a failure inside the instance rejects that visit, every waiting one and every later one', async () => {
   let calls = 0;
@@ -16,7 +16,8 @@ test('a failure inside the instance rejects that visit, every waiting one and ev
     if (calls === 1) return new Promise(() => {});
     throw new WebAssembly.RuntimeError('unreachable');
   };
-  const stage = makeStage({}, run, run);
+  useEntryPoints(run, run);
+  const stage = makeStage({});
   const waiting = stage({});
   const waited = assert.rejects(waiting, /WebAssembly instance failed \(unreachable\)/);
   let failing;
@@ -25,7 +26,8 @@ test('a failure inside the instance rejects that visit, every waiting one and ev
   });
   assert.ok(failing instanceof Promise, 'a real Promise, even now');
   await assert.rejects(failing, (error) => {
-    assert.match(error.message, /WebAssembly instance failed \(unreachable\); this visit and every later one are rejected/);
+    assert.match(error.message, /WebAssembly instance failed \(unreachable\); this visit and every visit in flight are rejected/);
+    assert.match(error.message, /as is every later visit/, 'nothing replaces the instance here');
     assert.ok(error.cause instanceof WebAssembly.RuntimeError);
     return true;
   });
@@ -35,7 +37,7 @@ test('a failure inside the instance rejects that visit, every waiting one and ev
 });
 
 test('a visit started inside another that fails the instance leaves the outer one rejected, not pending', async () => {
-  const { makeStage: fresh } = await import(`../../src/bindings/glue.js?nested=${Date.now()}`);
+  const { makeStage: fresh, useEntryPoints: use } = await import(`../../src/bindings/glue.js?nested=${Date.now()}`);
   let stage;
   const run = (handle, scope) => {
     if (scope.inner) throw new WebAssembly.RuntimeError('unreachable');
@@ -43,6 +45,33 @@ test('a visit started inside another that fails the instance leaves the outer on
     stage({ inner: true }).catch(() => {});
     return new Promise(() => {});
   };
-  stage = fresh({}, run, run);
+  use(run, run);
+  stage = fresh({});
   await assert.rejects(stage({}), /WebAssembly instance failed \(unreachable\)/);
+});
+
+test('with a replacement, the failing visit and those in flight reject, and later visits run on the new instance', async () => {
+  const glue = await import(`../../src/bindings/glue.js?replace=${Date.now()}`);
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (message) => warnings.push(String(message));
+  try {
+    const failing = (handle, scope) => {
+      if (scope.fail) throw new WebAssembly.RuntimeError('unreachable');
+      return new Promise(() => {});
+    };
+    glue.useEntryPoints(failing, failing);
+    const replacement = (handle) => Promise.resolve(`served by the new instance for ${handle.name}`);
+    glue.onInstanceFailure(() => glue.useEntryPoints(replacement, replacement));
+    const stage = glue.makeStage({ name: 'a' });
+    const waiting = stage({});
+    await assert.rejects(stage({ fail: true }), /instance failed \(unreachable\).*A fresh instance serves later visits/s);
+    await assert.rejects(waiting, /instance failed \(unreachable\)/, 'a visit in flight is not left pending');
+    assert.equal(await stage({}), 'served by the new instance for a', 'a stage built before the failure');
+    assert.equal(await glue.makeStage({ name: 'b' }).fold([], {}), 'served by the new instance for b');
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(warnings.length, 1, 'one warning says the instance was replaced');
+  assert.match(warnings[0], /latches and single flights are gone/);
 });

@@ -117,6 +117,17 @@ export function assertConsumerScenario(result) {
   assert.ok(extractiveBody.length > 0, 'extractive produced a summary');
   assert.ok(extractiveBody.length <= extractiveMaxChars, `${extractiveBody.length} chars`);
 
+  // A failure inside the instance rejects that visit, warns once, and the
+  // next visits, on stages built before it, fold on a fresh instance.
+  assert.equal(result.instanceFailure.rejected, true, 'the visit whose instance failed rejects');
+  assert.match(result.instanceFailure.message, /WebAssembly instance failed \(clock unplugged\)/);
+  assert.match(result.instanceFailure.message, /A fresh instance serves later visits/);
+  assert.equal(result.instanceFailure.afterAwait.rejected, true, 'a failure after an await rejects its visit too');
+  assert.match(result.instanceFailure.afterAwait.message, /WebAssembly instance failed \(entropy unplugged\)/);
+  assert.equal(result.instanceFailure.warnings.length, 2, 'each failure says so once');
+  assert.deepEqual(result.instanceFailure.nextRecallIds, expectedRecallIds);
+  assert.deepEqual(result.instanceFailure.failingStageAgain, expectedRecallIds);
+
   assert.equal(result.helpers.summaryEntryId, 'msg-summary-1-3');
   assert.deepEqual(result.helpers.coverageOfSummary, summary.metadata.summarizes);
   assert.deepEqual(result.helpers.isSummaryEntry, [true, false]);
