@@ -14,6 +14,8 @@ mod recall;
 mod stage;
 mod visit;
 
+use std::cell::Cell;
+
 use wasm_bindgen::prelude::*;
 
 use crate::core::format::{summary_entry_id, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
@@ -22,7 +24,16 @@ use stage::StageHandle;
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
-    RUN.with(|run| FOLD.with(|fold| js::use_entry_points(run, fold)));
+    register_entry_points();
+}
+
+/// Makes this instance the one every stage runs on (`useEntryPoints` in
+/// glue.js), once: as it starts, and, where nothing runs its start function
+/// (the Wasm test suites), when its first stage is built.
+fn register_entry_points() {
+    if !REGISTERED.replace(true) {
+        RUN.with(|run| FOLD.with(|fold| js::use_entry_points(run, fold)));
+    }
 }
 
 thread_local! {
@@ -31,6 +42,7 @@ thread_local! {
     static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> js_sys::Promise>::new(visit::run).into_js_value();
     static FOLD: JsValue =
         Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> js_sys::Promise>::new(visit::fold).into_js_value();
+    static REGISTERED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// `summarize(config)`: validates the config (throwing at once on a bad one)
@@ -38,6 +50,7 @@ thread_local! {
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
     let copy = config::checked_copy(&config).map_err(config::to_js_error)?;
+    register_entry_points();
     let handle = StageHandle::new(&copy, js::next_stage_id());
     Ok(js::make_stage(&handle))
 }
