@@ -294,3 +294,24 @@ async fn a_recall_too_large_to_fold_is_served_verbatim_before_anything_is_copied
     assert!(reason(&payload).contains("2 entries holding 16777218 chars of content"), "{payload}");
     assert_eq!(f.call_count(), 0);
 }
+
+#[wasm_bindgen_test]
+async fn a_claims_give_up_goes_to_the_namespace_its_claim_went_to() {
+    let f = Fixture::new(
+        json!({ "reply": { "reject": "model overloaded" }, "claims": "ok" }),
+        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "claims": true }),
+    );
+    f.h.capture_warnings();
+    let context = js(&json!({ "tenant": "acme", "conversationId": "A" }));
+    let visit = f.start_fold(&conversation(6, 2, 100, "A"), &context);
+    // Reused for another conversation while the claim and the call are in the air.
+    Reflect::set(&context, &"conversationId".into(), &"B".into()).unwrap();
+    let result = parse(&to_json(&JsFuture::from(visit).await.unwrap()));
+    f.h.restore_warnings();
+    assert!(reason(&result["events"][0]["payload"]).contains("its claim is given up"), "{result}");
+    let writes = f.field("conditionalWrites");
+    assert_eq!(writes.as_array().unwrap().len(), 2, "the claim, then its give-up");
+    for write in writes.as_array().unwrap() {
+        assert_eq!(write["identity"], json!({ "tenant": "acme", "conversationId": "A" }), "{write}");
+    }
+}
