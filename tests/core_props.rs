@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use footprint_summarize::core::config::{Shape, StageConfig};
-use footprint_summarize::core::decision::{plan, Plan, Settled, NEW_SUMMARY_SLOT};
+use footprint_summarize::core::decision::{plan, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
 use footprint_summarize::core::events::{Caller, ClaimState, WriteBack};
 use footprint_summarize::core::recall::{partition, EntryFacts, SummaryFacts};
 use proptest::prelude::*;
@@ -114,7 +114,15 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
                 (candidate.not_smaller(10, None, None, Caller::Follower, &ClaimState::Silent), Vec::new()),
                 (candidate.claimed_elsewhere(), Vec::new()),
                 (candidate.claim_failed("x"), Vec::new()),
-                (candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent), span_ids),
+                (
+                    candidate.folded(
+                        &Fold { summary_chars: 10, ..Fold::default() },
+                        &WriteBack::Written,
+                        Caller::Leader,
+                        &ClaimState::Silent,
+                    ),
+                    span_ids,
+                ),
             ]
         }
     }
@@ -179,7 +187,7 @@ proptest! {
         let Some(max) = config.max_summaries else { return Ok(()) };
         let facts = recall.facts();
         if let Plan::Consider(candidate) = plan(&config, &facts, partition(&facts)) {
-            let settled = candidate.folded(10, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent);
+            let settled = candidate.folded(&Fold { summary_chars: 10, ..Fold::default() }, &WriteBack::Written, Caller::Leader, &ClaimState::Silent);
             let summaries = settled
                 .recall
                 .iter()

@@ -27,6 +27,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::js;
 
+use crate::core::decision::Fold;
 use crate::core::events::{Usage, WriteBack};
 
 /// What the leading run's call came to, as every waiting run needs it.
@@ -51,9 +52,8 @@ pub enum FlightOutcome {
     },
     Folded {
         entry: JsValue,
-        summary_chars: usize,
+        fold: Fold,
         write_back: WriteBack,
-        usage: Option<Usage>,
     },
 }
 

@@ -35,7 +35,7 @@ pub struct JsText(#[serde(with = "serde_wasm_bindgen::preserve")] pub JsString);
 pub struct SummaryEntry<'a> {
     pub id: &'a str,
     pub value: Message<JsText>,
-    pub metadata: Metadata,
+    pub metadata: Metadata<'a>,
     pub version: u32,
     pub created_at: f64,
     pub updated_at: f64,
@@ -48,13 +48,13 @@ pub struct SummaryEntry<'a> {
 }
 
 #[derive(Serialize)]
-pub struct Metadata {
-    pub summarizes: Coverage,
+pub struct Metadata<'a> {
+    pub summarizes: Coverage<'a>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Coverage {
+pub struct Coverage<'a> {
     pub from_turn: f64,
     pub to_turn: f64,
     pub entry_count: usize,
@@ -65,6 +65,10 @@ pub struct Coverage {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     pub summarized_at_ms: f64,
+    /// The first details of the span the summary dropped (`core::details`);
+    /// left out when it dropped none.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub dropped_details: &'a [String],
 }
 
 #[derive(Serialize)]

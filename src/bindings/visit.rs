@@ -30,7 +30,8 @@ use super::output::{
 use super::recall::{self, Recall, Unusable};
 use super::stage::{Settings, StageHandle};
 use crate::core::config::{claim_version, Key, JOIN_WINDOW_MS};
-use crate::core::decision::{self, Candidate, Plan, Settled, NEW_SUMMARY_SLOT};
+use crate::core::decision::{self, Candidate, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
+use crate::core::details::{self, Audit};
 use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
 use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
 use crate::core::js_number::js_number_to_string;
@@ -384,23 +385,22 @@ impl Visit {
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
         }
         // 10. Fold: the summary entry, stamped when the fold happens (after
-        // the call; a clock that broke during it keeps the earlier reading).
+        // the call; a clock that broke during it keeps the earlier reading),
+        // and what it kept of the span's exact details.
         let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
-        let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref());
+        let contents: Vec<String> = span.iter().map(|&index| self.recall.content_text(index)).collect();
+        let audit = details::audit(contents.iter().map(String::as_str), &String::from(&text));
+        let fold = Fold { summary_chars, model: self.settings.core.model().map(str::to_owned), usage, audit };
+        let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref(), &fold.audit);
         let Some(store) = self.settings.store.clone() else {
-            let outcome = FlightOutcome::Folded { entry, summary_chars, write_back: WriteBack::NoStore, usage };
+            let outcome = FlightOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
         };
         // Waiting runs go on as soon as the summary exists: the write is
         // this run's own (a store that never answers holds no one else).
         if let Some(flight) = &flight {
-            let outcome = FlightOutcome::Folded {
-                entry: entry.clone(),
-                summary_chars,
-                write_back: WriteBack::ByLeader,
-                usage: None,
-            };
-            flight.publish(outcome);
+            let fold = Fold { usage: None, ..fold.clone() };
+            flight.publish(FlightOutcome::Folded { entry: entry.clone(), fold, write_back: WriteBack::ByLeader });
         }
         let written = self.put(&store, &entry).await;
         if let Some(flight) = &flight {
@@ -415,7 +415,7 @@ impl Visit {
                 (WriteBack::Failed(cause), claim)
             }
         };
-        let outcome = FlightOutcome::Folded { entry, summary_chars, write_back, usage };
+        let outcome = FlightOutcome::Folded { entry, fold, write_back };
         let outcome = self.settle(&candidate, outcome, Caller::Leader, &claim);
         Ok(self.deliver(outcome))
     }
@@ -465,8 +465,8 @@ impl Visit {
             FlightOutcome::NotSmaller { summary_chars, usage } => {
                 Outcome::of(candidate.not_smaller(summary_chars, model, usage, caller, claim))
             }
-            FlightOutcome::Folded { entry, summary_chars, write_back, usage } => Outcome {
-                settled: candidate.folded(summary_chars, &write_back, model, usage, caller, claim),
+            FlightOutcome::Folded { entry, fold, write_back } => Outcome {
+                settled: candidate.folded(&fold, &write_back, caller, claim),
                 new_summary: entry,
                 untouched: false,
             },
@@ -574,6 +574,7 @@ impl Visit {
         text: &JsString,
         now: f64,
         held: Option<&HeldClaim>,
+        audit: &Audit,
     ) -> JsValue {
         let facts = candidate.span;
         let anchor = candidate.anchor.unwrap_or(now);
@@ -593,6 +594,7 @@ impl Visit {
                     covered_ids,
                     model: self.settings.core.model().map(str::to_owned),
                     summarized_at_ms: now,
+                    dropped_details: audit.listed(),
                 },
             },
             version: 1,

@@ -3,9 +3,20 @@
 //! Everything here is a pure function of the facts and the config.
 
 use super::config::StageConfig;
+use super::details::Audit;
 use super::events::{self, Caller, ClaimState, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
 use super::format::{claim_entry_id, summary_entry_id};
 use super::recall::{seam, to_turn, EntryFacts, Partition};
+
+/// What a fold's summary came to, as its event reports it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fold {
+    pub summary_chars: usize,
+    pub model: Option<String>,
+    pub usage: Option<Usage>,
+    /// What the summary kept of the span's details.
+    pub audit: Audit,
+}
 
 /// Marks where the new summary entry goes in a recall of slots.
 pub const NEW_SUMMARY_SLOT: u32 = u32::MAX;
@@ -223,15 +234,7 @@ impl Candidate {
     }
 
     /// settle(tail) with the new summary placed among the summaries by `toTurn`.
-    pub fn folded(
-        &self,
-        summary_chars: usize,
-        write_back: &WriteBack,
-        model: Option<&str>,
-        usage: Option<Usage>,
-        caller: Caller,
-        claim: &ClaimState,
-    ) -> Settled {
+    pub fn folded(&self, fold: &Fold, write_back: &WriteBack, caller: Caller, claim: &ClaimState) -> Settled {
         let tail = &self.part.raw[self.raw_entries..];
         let kept_summaries = &self.part.summaries[self.rolled..];
         // Stable: the new summary goes after existing summaries with the same toTurn.
@@ -248,12 +251,13 @@ impl Candidate {
             rolled: self.rolled,
             kept: tail.len(),
             summary_id: &summary_id,
-            summary_chars,
+            summary_chars: fold.summary_chars,
             write_back,
-            model,
-            usage,
+            model: fold.model.as_deref(),
+            usage: fold.usage.clone(),
             caller,
             claim,
+            audit: &fold.audit,
         });
         let added = Some(summary_id);
         let output = recall.len();
@@ -355,7 +359,12 @@ mod tests {
             EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, from_turn: 99.0 }), ..EntryFacts::default() },
         );
         let candidate = consider(&config(20, 4), &facts);
-        let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent);
+        let settled = candidate.folded(
+            &Fold { summary_chars: 50, ..Fold::default() },
+            &WriteBack::Written,
+            Caller::Leader,
+            &ClaimState::Silent,
+        );
         assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");
         assert_eq!(settled.recall[1], 0);
         let event = settled.event.unwrap();
@@ -381,7 +390,12 @@ mod tests {
         let candidate = consider(&config(20, 4), &facts);
         assert!(!candidate.folded_indices().contains(&3));
         assert_eq!(candidate.claim_id(), "msg-summary-claim-1-8");
-        let settled = candidate.folded(50, &WriteBack::Written, None, None, Caller::Leader, &ClaimState::Silent);
+        let settled = candidate.folded(
+            &Fold { summary_chars: 50, ..Fold::default() },
+            &WriteBack::Written,
+            Caller::Leader,
+            &ClaimState::Silent,
+        );
         assert!(!settled.recall.contains(&3));
         assert_eq!(settled.event.unwrap().dropped[0], 3);
         let elsewhere = candidate.claimed_elsewhere();

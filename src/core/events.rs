@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::details::Audit;
 use super::js_number::JsNumber;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -233,6 +234,12 @@ pub struct Folded {
     pub claim_given_up: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claims_unsupported: Option<bool>,
+    /// The span's exact details the audit found (`core::details`), how many
+    /// the summary kept, the first dropped ones and how many were dropped.
+    pub details_found: usize,
+    pub details_kept: usize,
+    pub dropped_details: Vec<String>,
+    pub dropped_detail_count: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -553,6 +560,8 @@ pub struct FoldReport<'a> {
     pub usage: Option<Usage>,
     pub caller: Caller,
     pub claim: &'a ClaimState,
+    /// What the summary kept of the span's details.
+    pub audit: &'a Audit,
 }
 
 pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
@@ -589,6 +598,10 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             claim_id: report.claim.claim_id(),
             claim_given_up: report.claim.given_up(),
             claims_unsupported: report.claim.unsupported(),
+            details_found: report.audit.found,
+            details_kept: report.audit.kept,
+            dropped_details: report.audit.listed().to_vec(),
+            dropped_detail_count: report.audit.dropped.len(),
         }),
     )
 }
@@ -704,6 +717,8 @@ per stage instance; every occurrence is on the {EVENT_TYPE} event."
 mod tests {
     use super::*;
 
+    static NO_AUDIT: Audit = Audit { found: 0, kept: 0, dropped: Vec::new() };
+
     const SPAN: SpanFacts = SpanFacts { entries: 3, chars: 120, from_turn: 1.0, to_turn: 2.0 };
 
     #[test]
@@ -774,6 +789,7 @@ verbatim{coalesced}"
             usage: None,
             caller,
             claim: &ClaimState::Silent,
+            audit: &NO_AUDIT,
         };
         assert_eq!(
             folded(report(&WriteBack::NoStore, Caller::Leader)).0,
@@ -802,6 +818,7 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
             usage: None,
             caller: Caller::Leader,
             claim: &ClaimState::Silent,
+            audit: &NO_AUDIT,
         };
         assert_eq!(
             folded(report(&WriteBack::Written)).0,
@@ -897,6 +914,7 @@ call this turn"
             usage: usage.clone(),
             caller,
             claim: &ClaimState::Silent,
+            audit: &NO_AUDIT,
         };
         let cases = [
             (covered_only(2, 1, 0).1, r#"{"summarizerCalled":false}"#),
@@ -915,11 +933,11 @@ call this turn"
             ),
             (
                 folded(report(Caller::Leader)).1,
-                r#"{"summarizerCalled":true,"spanEntries":3,"spanChars":120,"summaryChars":80,"persisted":true,"model":"mini \"m\"","usage":{"input":1200,"output":0.5}}"#,
+                r#"{"summarizerCalled":true,"spanEntries":3,"spanChars":120,"summaryChars":80,"persisted":true,"model":"mini \"m\"","usage":{"input":1200,"output":0.5},"detailsFound":0,"detailsKept":0,"droppedDetails":[],"droppedDetailCount":0}"#,
             ),
             (
                 folded(report(Caller::Follower)).1,
-                r#"{"summarizerCalled":false,"spanEntries":3,"spanChars":120,"summaryChars":80,"persisted":true,"model":"mini \"m\"","coalesced":true}"#,
+                r#"{"summarizerCalled":false,"spanEntries":3,"spanChars":120,"summaryChars":80,"persisted":true,"model":"mini \"m\"","coalesced":true,"detailsFound":0,"detailsKept":0,"droppedDetails":[],"droppedDetailCount":0}"#,
             ),
             (invalid_clock("NaN").1, r#"{"summarizerCalled":false,"invalidField":"now"}"#),
         ];

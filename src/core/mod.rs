@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod decision;
+pub mod details;
 pub mod events;
 pub mod extractive;
 pub mod format;

@@ -5,6 +5,7 @@
 
 mod beyond;
 mod claims;
+mod details;
 mod failures;
 mod isolation;
 mod parity;
@@ -206,4 +207,21 @@ fn turns(from: u32, to: u32) -> Vec<JsValue> {
 
 fn array_of(entries: &[JsValue]) -> Array {
     entries.iter().collect()
+}
+
+/// The exact details of `conversation(6, 2, 100, _)`'s first four turns
+/// (`order #100N costs $N.99` in each), all dropped by a summary that names
+/// none: the audit fields (issue #27) a fold's evidence ends with.
+fn dropped_filler_details() -> Value {
+    let details: Vec<String> = (1..=4).flat_map(|turn| [format!("#{}", 1000 + turn), format!("${turn}.99")]).collect();
+    json!({ "detailsFound": 8, "detailsKept": 0, "droppedDetails": details, "droppedDetailCount": 8 })
+}
+
+/// `evidence` with the audit fields of `dropped_filler_details` after the rest.
+fn with_dropped_filler_details(mut evidence: Value) -> Value {
+    let fields = evidence.as_object_mut().expect("evidence is an object");
+    for (key, value) in dropped_filler_details().as_object().unwrap() {
+        fields.insert(key.clone(), value.clone());
+    }
+    evidence
 }

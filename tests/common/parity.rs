@@ -378,7 +378,8 @@ async fn provider_request_transcript_label_model_and_usage() {
     assert!(summary["value"]["content"].as_str().unwrap().starts_with(&label(1.0, 4.0, 8, "mini-1")));
     assert_eq!(
         keys_of(&get(&get(&get(&at(&f.h.puts(), 0), "entry"), "metadata"), "summarizes")),
-        r#"["fromTurn","toTurn","entryCount","coveredIds","model","summarizedAtMs"]"#
+        r#"["fromTurn","toTurn","entryCount","coveredIds","model","summarizedAtMs","droppedDetails"]"#,
+        "the original's keys in place, the dropped details after them"
     );
 }
 
@@ -392,9 +393,9 @@ async fn a_model_name_beyond_ascii_crosses_whole_into_label_evidence_and_coverag
     let payload = f.only_event();
     assert_eq!(
         payload["scoreEvidence"],
-        json!({ "summarizerCalled": true, "spanEntries": 8, "spanChars": 800,
+        with_dropped_filler_details(json!({ "summarizerCalled": true, "spanEntries": 8, "spanChars": 800,
                 "summaryChars": utf16_len(&label(1.0, 4.0, 8, model)) + 2 + 13, "persisted": true,
-                "model": model, "usage": { "input": 120, "output": 30 } })
+                "model": model, "usage": { "input": 120, "output": 30 } }))
     );
     assert_eq!(payload["addedIds"], json!(["msg-summary-1-4"]));
     assert!(reason(&payload).starts_with("folded 8 entries (turns 1\u{2013}4) into msg-summary-1-4;"));
@@ -440,7 +441,9 @@ async fn callback_gets_the_instruction_then_the_spans_own_value_objects() {
     let payload = f.only_event();
     assert_eq!(
         payload["scoreEvidence"],
-        json!({ "summarizerCalled": true, "spanEntries": 8, "spanChars": 800, "summaryChars": utf16_len(&label(1.0, 4.0, 8, "a model")) + 2 + 13, "persisted": true })
+        with_dropped_filler_details(
+            json!({ "summarizerCalled": true, "spanEntries": 8, "spanChars": 800, "summaryChars": utf16_len(&label(1.0, 4.0, 8, "a model")) + 2 + 13, "persisted": true })
+        )
     );
 }
 
@@ -516,7 +519,8 @@ async fn fold_writes_the_summary_entry_in_key_order_with_anchor_ttl_tier_and_ide
         json!({
             "id": "msg-summary-1-4",
             "value": { "role": "system", "content": format!("{}\n\nshort summary", label(1.0, 4.0, 8, "a model")) },
-            "metadata": { "summarizes": { "fromTurn": 1, "toTurn": 4, "entryCount": 8, "coveredIds": ids, "summarizedAtMs": 777000 } },
+            "metadata": { "summarizes": { "fromTurn": 1, "toTurn": 4, "entryCount": 8, "coveredIds": ids, "summarizedAtMs": 777000,
+                "droppedDetails": dropped_filler_details()["droppedDetails"] } },
             "version": 1,
             "createdAt": 402,
             "updatedAt": 402,

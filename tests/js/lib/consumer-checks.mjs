@@ -25,6 +25,8 @@ export const publicExports = [
 const foldedIds = ['msg-1-0', 'msg-1-1', 'msg-2-0', 'msg-2-1', 'msg-3-0', 'msg-3-1'];
 const expectedRecallIds = ['msg-summary-1-3', 'msg-4-0', 'msg-4-1'];
 const strategyApplied = 'agentfootprint.memory.strategy_applied';
+// What `callbackSummary` leaves out of turns 1–3 (it keeps ZX-4471).
+const droppedDetails = ['March 3rd', '$649', '48 inches', '45 inches'];
 
 /** What every environment's scenario result must show. */
 export function assertConsumerScenario(result) {
@@ -41,8 +43,10 @@ export function assertConsumerScenario(result) {
   const [summary, ...tail] = recall;
   assert.deepEqual(tail, conversation().slice(6), 'the verbatim tail is the caller\'s entries, untouched');
   const spanUpdatedAt = conversation()[5].updatedAt;
+  // The original's coverage keys in place; after them, the exact details of
+  // the span the summary did not keep (issue #27).
   assert.deepEqual(Object.keys(summary.metadata.summarizes), [
-    'fromTurn', 'toTurn', 'entryCount', 'coveredIds', 'summarizedAtMs',
+    'fromTurn', 'toTurn', 'entryCount', 'coveredIds', 'summarizedAtMs', 'droppedDetails',
   ]);
   assert.deepEqual(summary.metadata.summarizes, {
     fromTurn: 1,
@@ -50,6 +54,7 @@ export function assertConsumerScenario(result) {
     entryCount: 6,
     coveredIds: foldedIds,
     summarizedAtMs: fixedNowMs,
+    droppedDetails: droppedDetails,
   });
   // SPEC §2 key order: stores that hash JSON see the same bytes as the original's.
   assert.deepEqual(Object.keys(summary), [
@@ -98,6 +103,10 @@ export function assertConsumerScenario(result) {
   assert.match(payload.reason, /written back/);
   assert.equal(payload.scoreEvidence.summarizerCalled, true);
   assert.equal(payload.scoreEvidence.persisted, true);
+  assert.deepEqual(
+    [payload.scoreEvidence.detailsFound, payload.scoreEvidence.detailsKept, payload.scoreEvidence.droppedDetails, payload.scoreEvidence.droppedDetailCount],
+    [5, 1, droppedDetails, 4],
+  );
 
   // The stage run the footprintjs way: a real Promise of undefined, recall
   // assigned on the scope, the event emitted with `this` bound to the scope.

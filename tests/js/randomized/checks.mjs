@@ -330,6 +330,10 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
     assert.ok(now >= group.startedAt && now <= group.finishedAt, `fold without a clock: summarizedAtMs ${now} is not Date.now()`);
   }
   const expected = expectedSummaryEntry(plan, settings, outcome.content, now);
+  // The details audit (issue #27) adds the dropped details the event names,
+  // after the SPEC's coverage keys, when there are any.
+  const dropped = payload.scoreEvidence.droppedDetails;
+  if (Array.isArray(dropped) && dropped.length > 0) expected.metadata.summarizes.droppedDetails = dropped;
   assert.deepStrictEqual(summary, expected, 'fold: summary entry differs from §2');
   assert.equal(JSON.stringify(summary), JSON.stringify(expected), 'fold: summary entry key order differs from §2');
   group.expectedSummary = expected;
@@ -346,7 +350,10 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
       `fold reason suffix after a failed write: ${payload.reason}`,
     );
   }
-  assert.deepEqual(payload.scoreEvidence, {
+  // The evidence the SPEC gives, then the details audit (issue #27), which
+  // only has to be consistent here: core::details has its own tests.
+  const { detailsFound, detailsKept, droppedDetails, droppedDetailCount, ...specEvidence } = payload.scoreEvidence;
+  assert.deepEqual(specEvidence, {
     summarizerCalled: true,
     spanEntries: plan.span.length,
     spanChars: plan.spanChars,
@@ -355,4 +362,8 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
     ...modelEvidence(settings),
     ...usageEvidence(outcome.call),
   });
+  assert.deepEqual(Object.keys(payload.scoreEvidence).slice(-4), ['detailsFound', 'detailsKept', 'droppedDetails', 'droppedDetailCount']);
+  assert.ok(Number.isInteger(detailsFound) && detailsKept <= detailsFound, 'detailsKept exceeds detailsFound');
+  assert.equal(droppedDetailCount, detailsFound - detailsKept);
+  assert.ok(Array.isArray(droppedDetails) && droppedDetails.length === Math.min(droppedDetailCount, 20), 'droppedDetails is the first 20 dropped');
 }

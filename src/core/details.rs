@@ -1,0 +1,485 @@
+//! The exact details a span holds (amounts, quantities, percentages, ids,
+//! emails, URLs, phone numbers, dates, times, file paths) and which of them a
+//! summary kept. A summary that drops "the one detail that mattered" is the
+//! most common complaint about summarizing memory; this audit lets every fold
+//! say which details it lost.
+//!
+//! Deterministic, no call, one pass over each text. It is conservative: a
+//! detail counts as kept whenever the summary holds it in any spelling that
+//! cannot change its meaning (case, spacing, punctuation, thousands
+//! separators, a zero fraction, an ordinal suffix, a phone number's
+//! formatting), since reporting a kept detail as dropped is worse than
+//! missing a drop.
+
+use std::collections::HashSet;
+
+/// How many distinct details one fold audits, in span order: the kept check
+/// is a search of the summary per detail, and the summary is never longer
+/// than the span (SPEC §4 step 9), so this bounds the audit to a multiple of
+/// the span's length.
+pub const MAX_AUDITED: usize = 500;
+
+/// How many dropped details an event or a summary's coverage lists.
+pub const MAX_LISTED: usize = 20;
+
+/// What one fold's summary kept of its span's details.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Audit {
+    /// Distinct details found in the span (at most [`MAX_AUDITED`]).
+    pub found: usize,
+    /// How many of them the summary holds.
+    pub kept: usize,
+    /// The others, in span order (all of them; lists take the first [`MAX_LISTED`]).
+    pub dropped: Vec<String>,
+}
+
+impl Audit {
+    /// The dropped details an event or coverage lists.
+    pub fn listed(&self) -> &[String] {
+        &self.dropped[..self.dropped.len().min(MAX_LISTED)]
+    }
+}
+
+/// Audits `summary` against the details of `span` (its texts, oldest first).
+pub fn audit<'a>(span: impl IntoIterator<Item = &'a str>, summary: &str) -> Audit {
+    let mut seen = HashSet::new();
+    let mut details = Vec::new();
+    for text in span {
+        for detail in find(text) {
+            if details.len() == MAX_AUDITED {
+                break;
+            }
+            if seen.insert(canonical(&detail)) {
+                details.push(detail);
+            }
+        }
+    }
+    let summary = canonical(summary);
+    let (kept, dropped): (Vec<String>, Vec<String>) =
+        details.into_iter().partition(|detail| summary.contains(&canonical(detail)));
+    Audit { found: kept.len() + dropped.len(), kept: kept.len(), dropped }
+}
+
+/// The text every spelling of a detail shares: lower case, letters and
+/// digits only (so spacing, punctuation and thousands separators go), no
+/// ordinal suffix (`3rd` → `3`) and no zero fraction (`429.00` → `429`).
+fn canonical(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c.is_ascii_digit() {
+            out.push(c);
+            let rest = &text[at + 1..];
+            // A zero fraction after a number: `.00`, `,0`.
+            if let Some(zeros) = rest.strip_prefix(['.', ',']) {
+                let digits = zeros.bytes().take_while(u8::is_ascii_digit).count();
+                if digits > 0 && zeros.bytes().take(digits).all(|b| b == b'0') {
+                    for _ in 0..=digits {
+                        chars.next();
+                    }
+                }
+            }
+            // An ordinal suffix: `3rd`, `14th`.
+            let suffix: String = rest.chars().take(2).collect::<String>().to_ascii_lowercase();
+            let boundary = rest.chars().nth(2).is_none_or(|c| !c.is_alphanumeric());
+            if ["st", "nd", "rd", "th"].contains(&suffix.as_str()) && boundary {
+                chars.next();
+                chars.next();
+            }
+        } else if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+const CURRENCY_SYMBOLS: &[char] = &['$', '€', '£', '¥', '₹', '₩', '₽', '₺', '₫', '฿'];
+const CURRENCY_WORDS: &[&str] = &[
+    "usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "inr", "cny", "krw", "sek", "nok", "dkk", "mxn", "brl", "dollars",
+    "dollar", "euros", "euro", "pounds", "yen",
+];
+const UNITS: &[&str] = &[
+    "mm", "cm", "m", "km", "in", "inch", "inches", "ft", "foot", "feet", "yd", "yards", "mi", "mile", "miles", "kg",
+    "g", "mg", "lb", "lbs", "oz", "l", "ml", "liter", "liters", "litre", "litres", "gal", "gallons", "kb", "mb", "gb",
+    "tb", "kib", "mib", "gib", "ms", "s", "sec", "secs", "seconds", "min", "mins", "minutes", "h", "hr", "hrs",
+    "hours", "day", "days", "week", "weeks", "month", "months", "year", "years", "°c", "°f", "kw", "kwh", "w", "v",
+    "mah", "hz", "khz", "mhz", "ghz", "px", "pt",
+];
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
+
+/// One whitespace-separated word, without the punctuation around it that no
+/// detail ends or starts with.
+fn words(text: &str) -> Vec<&str> {
+    text.split_whitespace()
+        .map(|word| {
+            word.trim_start_matches(['(', '[', '{', '"', '\'', '“', '‘', '«', '<', '*'])
+                .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}', '"', '\'', '”', '’', '»', '>', '*'])
+        })
+        .filter(|word| !word.is_empty())
+        .collect()
+}
+
+/// Every detail in `text`, in order (a detail may repeat).
+pub fn find(text: &str) -> Vec<String> {
+    let words = words(text);
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < words.len() {
+        let (detail, used) = detail_at(text, &words, at);
+        match detail {
+            Some(detail) => {
+                found.push(detail);
+                at += used;
+            }
+            None => at += 1,
+        }
+    }
+    found
+}
+
+/// The detail that starts at `words[at]`, and how many words it spans.
+/// `words` are slices of `text`, so a detail of several words is the text
+/// from the first to the last, as written.
+fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
+    let word = words[at];
+    let next = words.get(at + 1).copied().unwrap_or("");
+    let lower = word.to_lowercase();
+    let next_lower = next.to_lowercase();
+    let offset = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize;
+    let joined = |count: usize| {
+        let last = words[at + count - 1];
+        text.get(offset(word)..offset(last) + last.len()).unwrap_or(word).to_owned()
+    };
+    if lower.starts_with("http://") || lower.starts_with("https://") || (lower.starts_with("www.") && word.len() > 6) {
+        return (Some(word.to_owned()), 1);
+    }
+    if is_email(word) {
+        return (Some(word.to_owned()), 1);
+    }
+    if let Some(count) = phone_words(words, at) {
+        return (Some(joined(count)), count);
+    }
+    if is_date_numeric(word) {
+        return (Some(word.to_owned()), 1);
+    }
+    if is_path(word) {
+        return (Some(word.to_owned()), 1);
+    }
+    if word.starts_with(CURRENCY_SYMBOLS) || word.ends_with(CURRENCY_SYMBOLS) {
+        if word.trim_matches(CURRENCY_SYMBOLS).starts_with(|c: char| c.is_ascii_digit())
+            && is_amount(word.trim_matches(CURRENCY_SYMBOLS))
+        {
+            return (Some(word.to_owned()), 1);
+        }
+    }
+    if CURRENCY_WORDS.contains(&lower.as_str()) && is_amount(next) {
+        return (Some(joined(2)), 2);
+    }
+    if is_amount(word) && CURRENCY_WORDS.contains(&next_lower.as_str()) {
+        return (Some(joined(2)), 2);
+    }
+    if let Some(number) = word.strip_suffix('%') {
+        if is_amount(number) {
+            return (Some(word.to_owned()), 1);
+        }
+    }
+    if is_amount(word)
+        && (next_lower == "percent"
+            || next_lower == "per" && words.get(at + 2).is_some_and(|w| w.eq_ignore_ascii_case("cent")))
+    {
+        return (Some(joined(2)), 2);
+    }
+    if let Some(count) = time_words(words, at) {
+        return (Some(joined(count)), count);
+    }
+    if let Some(count) = date_words(words, at) {
+        return (Some(joined(count)), count);
+    }
+    if is_amount(word) && UNITS.contains(&next_lower.as_str()) {
+        return (Some(joined(2)), 2);
+    }
+    if let Some(split) = word.find(|c: char| !c.is_ascii_digit() && c != '.' && c != ',') {
+        let (number, unit) = word.split_at(split);
+        if !number.is_empty() && is_amount(number) && UNITS.contains(&unit.to_lowercase().as_str()) {
+            return (Some(word.to_owned()), 1);
+        }
+    }
+    if is_id(word) {
+        return (Some(word.to_owned()), 1);
+    }
+    (None, 1)
+}
+
+/// `42`, `1,299`, `42.50`, `1.299,00`: digits with separators between them.
+fn is_amount(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    !bytes.is_empty()
+        && bytes[0].is_ascii_digit()
+        && bytes[bytes.len() - 1].is_ascii_digit()
+        && bytes.iter().all(|b| b.is_ascii_digit() || *b == b'.' || *b == b',')
+        && !word.contains("..")
+        && !word.contains(",,")
+}
+
+fn is_email(word: &str) -> bool {
+    let Some((local, domain)) = word.split_once('@') else { return false };
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && tld.len() >= 2
+        && tld.chars().all(|c| c.is_ascii_alphabetic())
+}
+
+/// `2026-03-14`, `3/14/2026`, `14.03.2026`.
+fn is_date_numeric(word: &str) -> bool {
+    for separator in ['-', '/', '.'] {
+        let parts: Vec<&str> = word.split(separator).collect();
+        if parts.len() == 3
+            && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            let long = parts.iter().filter(|p| p.len() == 4).count();
+            let first_or_last_is_year = parts[0].len() == 4 || parts[2].len() == 4 || parts[2].len() == 2;
+            if long <= 1 && first_or_last_is_year && (separator != '.' || long == 1) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `/var/log/app.log`, `./src/main.rs`, `~/notes.txt`, `C:\Users\dana`, `src/lib.rs`.
+fn is_path(word: &str) -> bool {
+    let rooted = ["/", "./", "../", "~/"].iter().any(|root| word.starts_with(root)) && word.len() > 2;
+    let windows = word.len() > 3
+        && word.as_bytes()[1] == b':'
+        && word.as_bytes()[2] == b'\\'
+        && word.as_bytes()[0].is_ascii_alphabetic();
+    let relative = word.contains('/')
+        && word.rsplit('/').next().is_some_and(|file| file.contains('.') && !file.ends_with('.'))
+        && word.split('/').all(|part| !part.is_empty());
+    let letters = word.chars().any(char::is_alphabetic);
+    letters && (rooted || windows || relative)
+}
+
+/// A phone number, which may span words: `+1 (555) 123-4567`,
+/// `555-123-4567`, `+49 30 1234567`. Seven to fifteen digits, written with a
+/// `+` or with separators (a bare run of digits is an order number as often).
+fn phone_words(words: &[&str], at: usize) -> Option<usize> {
+    let first = words[at];
+    if !first.starts_with(['+', '(']) && !first.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let phone_like = |word: &str| word.chars().all(|c| c.is_ascii_digit() || "+()-.".contains(c));
+    let mut digits = 0;
+    let mut count = 0;
+    let mut separated = false;
+    while let Some(word) = words.get(at + count).filter(|word| phone_like(word)) {
+        let word_digits = word.bytes().filter(u8::is_ascii_digit).count();
+        if word_digits == 0 || digits + word_digits > 15 {
+            break;
+        }
+        separated |= count > 0 || word.contains(['-', '(', ')', '.']) || word.starts_with('+');
+        digits += word_digits;
+        count += 1;
+    }
+    let dotted_decimal = count == 1 && first.matches('.').count() == 1;
+    (digits >= 7 && separated && !dotted_decimal && !is_amount_with_commas(first, count)).then_some(count)
+}
+
+/// `1,234,567`: a number, not a phone.
+fn is_amount_with_commas(first: &str, count: usize) -> bool {
+    count == 1 && first.contains(',') && is_amount(first)
+}
+
+/// `14:30`, `9:05:10`, `5pm`, `5 pm`, `14:30 UTC`.
+fn time_words(words: &[&str], at: usize) -> Option<usize> {
+    let word = words[at].to_lowercase();
+    let meridiem = |w: &str| ["am", "pm", "a.m", "p.m"].contains(&w.to_lowercase().trim_end_matches('.'));
+    let clock = |w: &str| {
+        let parts: Vec<&str> = w.split(':').collect();
+        (2..=3).contains(&parts.len())
+            && parts[0].len() <= 2
+            && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            && parts[1..].iter().all(|p| p.len() == 2)
+    };
+    let hour = |w: &str| !w.is_empty() && w.len() <= 2 && w.bytes().all(|b| b.is_ascii_digit());
+    let next = words.get(at + 1).copied().unwrap_or("");
+    if clock(&word) {
+        return Some(if meridiem(next) { 2 } else { 1 });
+    }
+    for suffix in ["am", "pm"] {
+        if let Some(number) = word.strip_suffix(suffix) {
+            if hour(number) || clock(number) {
+                return Some(1);
+            }
+        }
+    }
+    (hour(&word) && meridiem(next)).then_some(2)
+}
+
+/// `March 14`, `March 14th, 2026`, `14 March 2026`, `Mar. 3`: a month's name
+/// with a day (a month alone, or `may` alone, is no detail).
+fn date_words(words: &[&str], at: usize) -> Option<usize> {
+    let month = |w: &str| MONTHS.contains(&w.to_lowercase().trim_end_matches('.'));
+    let day = |w: &str| {
+        let w = w.to_lowercase();
+        let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let suffix = &w[digits.len()..];
+        !digits.is_empty()
+            && digits.len() <= 2
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && ["", "st", "nd", "rd", "th"].contains(&suffix)
+            && (1..=31).contains(&digits.parse::<u32>().unwrap_or(0))
+    };
+    let year = |w: &str| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit());
+    let next = words.get(at + 1).copied().unwrap_or("");
+    let after = words.get(at + 2).copied().unwrap_or("");
+    if month(words[at]) && day(next) {
+        return Some(if year(after) { 3 } else { 2 });
+    }
+    if day(words[at]) && month(next) {
+        return Some(if year(after) { 3 } else { 2 });
+    }
+    None
+}
+
+/// An id: letters and digits mixed (`CS-20931`, `RMA-7731`, `A1B2C3`), or
+/// `#` and digits (`#4512`, `#NW-48213`). Not an ordinal (`3rd`) or a
+/// quantity.
+fn is_id(word: &str) -> bool {
+    let body = word.strip_prefix('#').unwrap_or(word);
+    let digits = body.chars().any(|c| c.is_ascii_digit());
+    let letters = body.chars().any(|c| c.is_alphabetic());
+    let id_chars = body.chars().all(|c| c.is_alphanumeric() || "-_/.".contains(c));
+    let ordinal = {
+        let lower = body.to_ascii_lowercase();
+        let number = lower.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit())
+            && ["st", "nd", "rd", "th"].contains(&&lower[number.len()..])
+    };
+    id_chars && digits && !ordinal && (word.starts_with('#') || (letters && body.chars().count() >= 3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<String> {
+        find(text)
+    }
+
+    #[test]
+    fn every_class_is_found_with_non_ascii_text_around_it() {
+        let text = "Zoë (注文) paid $429.00 — 退款 €42,50 and 1,299 USD; 15% off, 20 percent later. \
+            The parcel weighs 2.5 kg and is 48 inches; 10GB sent. Case CS-20931, RMA-7731, order #NW-48213, #4512. \
+            Mail zoë.müller@example.com or see https://example.com/orders/48213?x=1. \
+            Call +1 (555) 123-4567 or 030-1234567. \
+            Due 2026-03-14, or March 14th, 2026, or 3 Mar; at 14:30 or 5pm or 9 am. \
+            Logs in /var/log/app.log and src/bindings/visit.rs, ~/notes.txt, C:\\Users\\zoe.";
+        let details = found(text);
+        for expected in [
+            "$429.00",
+            "€42,50",
+            "1,299 USD",
+            "15%",
+            "20 percent",
+            "2.5 kg",
+            "48 inches",
+            "10GB",
+            "CS-20931",
+            "RMA-7731",
+            "#NW-48213",
+            "#4512",
+            "zoë.müller@example.com",
+            "https://example.com/orders/48213?x=1",
+            "+1 (555) 123-4567",
+            "030-1234567",
+            "2026-03-14",
+            "March 14th, 2026",
+            "3 Mar",
+            "14:30",
+            "5pm",
+            "9 am",
+            "/var/log/app.log",
+            "src/bindings/visit.rs",
+            "~/notes.txt",
+            "C:\\Users\\zoe",
+        ] {
+            assert!(details.iter().any(|d| d == expected), "{expected} in {details:?}");
+        }
+    }
+
+    #[test]
+    fn plain_prose_has_no_details() {
+        for prose in [
+            "Hello! Thanks for waiting, I understand. May I help you with anything else today?",
+            "I will check with the team and get back to you as soon as possible, sorry about that.",
+            "Bonjour, je voudrais changer mon adresse de livraison s'il vous plaît.",
+            "Ich möchte meine Bestellung stornieren, bitte. ありがとうございます。 감사합니다.",
+            "It arrived on the 3rd day, the 2nd box was fine; we talked in March about it.",
+            "Version 2 of the plan has 3 steps and 12 people agreed.",
+            "😀 ❤️ yes, yes, naïve café piñata São Paulo Œuvre",
+        ] {
+            assert_eq!(found(prose), Vec::<String>::new(), "{prose}");
+        }
+    }
+
+    #[test]
+    fn kept_in_any_spelling_that_keeps_the_meaning_and_dropped_otherwise() {
+        let span = ["Refund of $5,000.00 for case CS-20931 on March 3rd; call 555-123-4567.", "Email dana@example.com"];
+        let summary = "Refund $5000 approved for case cs 20931 (3 March? no: March 3); phone (555) 1234567.";
+        let audit = audit(span, summary);
+        assert_eq!(audit.found, 5);
+        assert_eq!(audit.dropped, ["dana@example.com"], "{audit:?}");
+        assert_eq!(audit.kept, 4);
+    }
+
+    #[test]
+    fn repeats_count_once_and_lists_are_bounded() {
+        let span: Vec<String> = (0..40).map(|i| format!("Ticket T-{i} and again T-{i}.")).collect();
+        let audit = audit(span.iter().map(String::as_str), "nothing");
+        assert_eq!((audit.found, audit.kept, audit.dropped.len()), (40, 0, 40));
+        assert_eq!(audit.listed().len(), MAX_LISTED);
+        assert_eq!(audit.listed()[0], "T-0");
+    }
+
+    #[test]
+    fn the_audit_stays_bounded_on_a_megabyte_span() {
+        let chunk = "Order #NW-48213 costs $42.50, ship by 2026-03-14 to dana@example.com. ";
+        let span = chunk.repeat(1_000_000 / chunk.len() + 1);
+        let unique: String = (0..2_000).map(|i| format!("id X{i}Y ")).collect();
+        let started = std::time::Instant::now();
+        let audit = audit([span.as_str(), unique.as_str()], &span[..50_000]);
+        assert!(audit.found <= MAX_AUDITED);
+        assert_eq!(audit.found, 4 + (MAX_AUDITED - 4));
+        assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
+    }
+}
