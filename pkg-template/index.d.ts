@@ -244,6 +244,16 @@ export interface SummarizeEvidence {
   readonly claimFailed?: boolean;
   /** `claims: true` over a store with no `putIfVersion` (said once per stage). */
   readonly claimsUnsupported?: boolean;
+  /**
+   * On every fold: the span's exact details (amounts, quantities,
+   * percentages, ids, emails, URLs, phone numbers, dates, times, paths; at
+   * most 500 a fold), how many the summary kept, the first 20 it dropped and
+   * how many it dropped.
+   */
+  readonly detailsFound?: number;
+  readonly detailsKept?: number;
+  readonly droppedDetails?: readonly string[];
+  readonly droppedDetailCount?: number;
 }
 
 /** Payload of `agentfootprint.memory.strategy_applied`, keys in this order. */
@@ -442,6 +452,8 @@ export interface SummaryCoverage {
   readonly model?: string;
   /** When the fold happened (unix ms). */
   readonly summarizedAtMs: number;
+  /** The first 20 exact details of the span the summary dropped; absent when none. */
+  readonly droppedDetails?: readonly string[];
 }
 
 /** The id a fold over `[fromTurn, toTurn]` always gets. Deterministic. */
