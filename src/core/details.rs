@@ -80,9 +80,9 @@ fn canonical(text: &str) -> String {
                 }
             }
             // An ordinal suffix: `3rd`, `14th`.
-            let suffix: String = rest.chars().take(2).collect::<String>().to_ascii_lowercase();
-            let boundary = rest.chars().nth(2).is_none_or(|c| !c.is_alphanumeric());
-            if ["st", "nd", "rd", "th"].contains(&suffix.as_str()) && boundary {
+            let suffix = rest.get(..2).unwrap_or("");
+            let boundary = rest.get(2..).and_then(|after| after.chars().next()).is_none_or(|c| !c.is_alphanumeric());
+            if ORDINALS.iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix)) && boundary {
                 chars.next();
                 chars.next();
             }
@@ -93,6 +93,7 @@ fn canonical(text: &str) -> String {
     out
 }
 
+const ORDINALS: &[&str] = &["st", "nd", "rd", "th"];
 const CURRENCY_SYMBOLS: &[char] = &['$', '€', '£', '¥', '₹', '₩', '₽', '₺', '₫', '฿'];
 const CURRENCY_WORDS: &[&str] = &[
     "usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "inr", "cny", "krw", "sek", "nok", "dkk", "mxn", "brl", "dollars",
@@ -168,14 +169,33 @@ pub fn find(text: &str) -> Vec<String> {
 fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     let word = words[at];
     let next = words.get(at + 1).copied().unwrap_or("");
-    let lower = word.to_lowercase();
-    let next_lower = next.to_lowercase();
+    // The lists are ASCII, so ASCII case folding is every case.
+    let is = |word: &str, list: &[&str]| list.iter().any(|known| known.eq_ignore_ascii_case(word));
+    let starts = |prefix: &str| word.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix));
     let offset = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize;
     let joined = |count: usize| {
         let last = words[at + count - 1];
         text.get(offset(word)..offset(last) + last.len()).unwrap_or(word).to_owned()
     };
-    if lower.starts_with("http://") || lower.starts_with("https://") || (lower.starts_with("www.") && word.len() > 6) {
+    // Most words are prose: with no digit and none of the marks a detail
+    // carries, only a month's name before a day or a currency's name before
+    // an amount can start one, so nothing else is tried on them.
+    let marked = word.bytes().any(|b| b.is_ascii_digit() || b"@/\\#%".contains(&b))
+        || word.starts_with(CURRENCY_SYMBOLS)
+        || word.ends_with(CURRENCY_SYMBOLS)
+        || starts("www.");
+    if !marked {
+        if next.starts_with(|c: char| c.is_ascii_digit()) {
+            if let Some(count) = date_words(words, at) {
+                return (Some(joined(count)), count);
+            }
+            if is_amount(next) && is(word, CURRENCY_WORDS) {
+                return (Some(joined(2)), 2);
+            }
+        }
+        return (None, 1);
+    }
+    if starts("http://") || starts("https://") || (starts("www.") && word.len() > 6) {
         return (Some(word.to_owned()), 1);
     }
     if is_email(word) {
@@ -190,17 +210,14 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     if is_path(word) {
         return (Some(word.to_owned()), 1);
     }
-    if word.starts_with(CURRENCY_SYMBOLS) || word.ends_with(CURRENCY_SYMBOLS) {
-        if word.trim_matches(CURRENCY_SYMBOLS).starts_with(|c: char| c.is_ascii_digit())
-            && is_amount(word.trim_matches(CURRENCY_SYMBOLS))
-        {
-            return (Some(word.to_owned()), 1);
-        }
+    let symbol = word.starts_with(CURRENCY_SYMBOLS) || word.ends_with(CURRENCY_SYMBOLS);
+    if symbol && is_amount(word.trim_matches(CURRENCY_SYMBOLS)) {
+        return (Some(word.to_owned()), 1);
     }
-    if CURRENCY_WORDS.contains(&lower.as_str()) && is_amount(next) {
+    if is(word, CURRENCY_WORDS) && is_amount(next) {
         return (Some(joined(2)), 2);
     }
-    if is_amount(word) && CURRENCY_WORDS.contains(&next_lower.as_str()) {
+    if is_amount(word) && is(next, CURRENCY_WORDS) {
         return (Some(joined(2)), 2);
     }
     if let Some(number) = word.strip_suffix('%') {
@@ -208,10 +225,9 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
             return (Some(word.to_owned()), 1);
         }
     }
-    if is_amount(word)
-        && (next_lower == "percent"
-            || next_lower == "per" && words.get(at + 2).is_some_and(|w| w.eq_ignore_ascii_case("cent")))
-    {
+    let per_cent =
+        next.eq_ignore_ascii_case("per") && words.get(at + 2).is_some_and(|w| w.eq_ignore_ascii_case("cent"));
+    if is_amount(word) && (next.eq_ignore_ascii_case("percent") || per_cent) {
         return (Some(joined(2)), 2);
     }
     if let Some(count) = time_words(words, at) {
@@ -220,12 +236,12 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     if let Some(count) = date_words(words, at) {
         return (Some(joined(count)), count);
     }
-    if is_amount(word) && UNITS.contains(&next_lower.as_str()) {
+    if is_amount(word) && is(next, UNITS) {
         return (Some(joined(2)), 2);
     }
     if let Some(split) = word.find(|c: char| !c.is_ascii_digit() && c != '.' && c != ',') {
         let (number, unit) = word.split_at(split);
-        if !number.is_empty() && is_amount(number) && UNITS.contains(&unit.to_lowercase().as_str()) {
+        if !number.is_empty() && is_amount(number) && is(unit, UNITS) {
             return (Some(word.to_owned()), 1);
         }
     }
@@ -259,19 +275,16 @@ fn is_email(word: &str) -> bool {
 
 /// `2026-03-14`, `3/14/2026`, `14.03.2026`.
 fn is_date_numeric(word: &str) -> bool {
-    for separator in ['-', '/', '.'] {
-        let parts: Vec<&str> = word.split(separator).collect();
-        if parts.len() == 3
-            && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()))
-        {
-            let long = parts.iter().filter(|p| p.len() == 4).count();
-            let first_or_last_is_year = parts[0].len() == 4 || parts[2].len() == 4 || parts[2].len() == 2;
-            if long <= 1 && first_or_last_is_year && (separator != '.' || long == 1) {
-                return true;
-            }
-        }
-    }
-    false
+    let number = |part: &str| !part.is_empty() && part.len() <= 4 && part.bytes().all(|b| b.is_ascii_digit());
+    ['-', '/', '.'].into_iter().any(|separator| {
+        let mut parts = word.split(separator);
+        let (Some(a), Some(b), Some(c), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        let long = [a, b, c].iter().filter(|p| p.len() == 4).count();
+        let year_at_an_end = a.len() == 4 || c.len() == 4 || c.len() == 2;
+        number(a) && number(b) && number(c) && long <= 1 && year_at_an_end && (separator != '.' || long == 1)
+    })
 }
 
 /// `/var/log/app.log`, `./src/main.rs`, `~/notes.txt`, `C:\Users\dana`, `src/lib.rs`.
@@ -320,43 +333,48 @@ fn is_amount_with_commas(first: &str, count: usize) -> bool {
 
 /// `14:30`, `9:05:10`, `5pm`, `5 pm`, `14:30 UTC`.
 fn time_words(words: &[&str], at: usize) -> Option<usize> {
-    let word = words[at].to_lowercase();
-    let meridiem = |w: &str| ["am", "pm", "a.m", "p.m"].contains(&w.to_lowercase().trim_end_matches('.'));
+    let word = words[at];
+    let meridiem = |w: &str| ["am", "pm", "a.m", "p.m"].iter().any(|m| m.eq_ignore_ascii_case(w.trim_end_matches('.')));
     let clock = |w: &str| {
-        let parts: Vec<&str> = w.split(':').collect();
-        (2..=3).contains(&parts.len())
-            && parts[0].len() <= 2
-            && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            && parts[1..].iter().all(|p| p.len() == 2)
+        let mut parts = w.split(':');
+        let hour = parts.next().unwrap_or("");
+        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        let mut minutes = 0;
+        for part in parts.by_ref() {
+            if part.len() != 2 || !digits(part) {
+                return false;
+            }
+            minutes += 1;
+        }
+        hour.len() <= 2 && digits(hour) && (1..=2).contains(&minutes)
     };
     let hour = |w: &str| !w.is_empty() && w.len() <= 2 && w.bytes().all(|b| b.is_ascii_digit());
     let next = words.get(at + 1).copied().unwrap_or("");
-    if clock(&word) {
+    if clock(word) {
         return Some(if meridiem(next) { 2 } else { 1 });
     }
-    for suffix in ["am", "pm"] {
-        if let Some(number) = word.strip_suffix(suffix) {
-            if hour(number) || clock(number) {
-                return Some(1);
-            }
+    if let Some((number, suffix)) =
+        word.len().checked_sub(2).and_then(|split| Some((word.get(..split)?, word.get(split..)?)))
+    {
+        if (suffix.eq_ignore_ascii_case("am") || suffix.eq_ignore_ascii_case("pm")) && (hour(number) || clock(number)) {
+            return Some(1);
         }
     }
-    (hour(&word) && meridiem(next)).then_some(2)
+    (hour(word) && meridiem(next)).then_some(2)
 }
 
 /// `March 14`, `March 14th, 2026`, `14 March 2026`, `Mar. 3`: a month's name
 /// with a day (a month alone, or `may` alone, is no detail).
 fn date_words(words: &[&str], at: usize) -> Option<usize> {
-    let month = |w: &str| MONTHS.contains(&w.to_lowercase().trim_end_matches('.'));
+    let month = |w: &str| MONTHS.iter().any(|m| m.eq_ignore_ascii_case(w.trim_end_matches('.')));
     let day = |w: &str| {
-        let w = w.to_lowercase();
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &w[digits.len()..];
+        let value = digits.bytes().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0')));
         !digits.is_empty()
             && digits.len() <= 2
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && ["", "st", "nd", "rd", "th"].contains(&suffix)
-            && (1..=31).contains(&digits.parse::<u32>().unwrap_or(0))
+            && (suffix.is_empty() || ORDINALS.iter().any(|o| o.eq_ignore_ascii_case(suffix)))
+            && value.is_some_and(|n| (1..=31).contains(&n))
     };
     let year = |w: &str| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit());
     let next = words.get(at + 1).copied().unwrap_or("");
@@ -379,11 +397,11 @@ fn is_id(word: &str) -> bool {
     let letters = body.chars().any(|c| c.is_alphabetic());
     let id_chars = body.chars().all(|c| c.is_alphanumeric() || "-_/.".contains(c));
     let ordinal = {
-        let lower = body.to_ascii_lowercase();
-        let number = lower.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let number = body.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let suffix = &body[number.len()..];
         !number.is_empty()
             && number.bytes().all(|b| b.is_ascii_digit())
-            && ["st", "nd", "rd", "th"].contains(&&lower[number.len()..])
+            && ORDINALS.iter().any(|o| o.eq_ignore_ascii_case(suffix))
     };
     id_chars && digits && !ordinal && (word.starts_with('#') || (letters && body.chars().count() >= 3))
 }
