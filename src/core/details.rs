@@ -136,11 +136,12 @@ const MONTHS: &[&str] = &[
 /// One whitespace-separated word, without the punctuation around it that no
 /// detail ends or starts with.
 fn words(text: &str) -> Vec<&str> {
+    let opening = |c: char| matches!(c, '(' | '[' | '{' | '"' | '\'' | '“' | '‘' | '«' | '<' | '*');
+    let closing = |c: char| {
+        matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '»' | '>' | '*')
+    };
     text.split_whitespace()
-        .map(|word| {
-            word.trim_start_matches(['(', '[', '{', '"', '\'', '“', '‘', '«', '<', '*'])
-                .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}', '"', '\'', '”', '’', '»', '>', '*'])
-        })
+        .map(|word| word.trim_start_matches(opening).trim_end_matches(closing))
         .filter(|word| !word.is_empty())
         .collect()
 }
