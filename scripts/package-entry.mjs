@@ -26,8 +26,11 @@ function start() {
 let current = start();
 onInstanceFailure(() => {
   const failed = current;
-  current = start();
-  failed.retire();
+  try {
+    current = start();
+  } finally {
+    failed.retire();
+  }
 });
 
 const [idPrefix, coverageKey, framePrefix] = current.summaryConstants();

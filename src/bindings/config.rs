@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::call;
-use super::js::{assign, cause_of, describe, Callee};
+use super::js::{cause_of, describe, plain_copy, Callee};
 use super::stage::option;
 use crate::core::config::{
     claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option,
@@ -30,7 +30,7 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
     if !config.is_object() {
         return Err(refusal(&describe(config)));
     }
-    let copy = assign(&Object::new(), config)
+    let copy = plain_copy(config)
         .map_err(|error| refusal(&format!("an object that cannot be read (reading it threw: {})", cause_of(&error))))?;
     check(&copy)?;
     check_keys(&copy)?;

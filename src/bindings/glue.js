@@ -32,6 +32,16 @@ export function describe(value) {
 }
 
 /**
+ * `{ ...value }`: a plain copy of an object's own enumerable properties, each
+ * read once. Unlike `Object.assign`, it defines every property, so an own
+ * `__proto__` key stays a key instead of setting the copy's prototype. May
+ * throw (a getter): declared with `catch`.
+ */
+export function plainCopy(value) {
+  return { ...value };
+}
+
+/**
  * What a failure says, as the original writes it: an Error's message, and
  * `String(value)` for anything else (`Promise.reject(404)` → `404`).
  */
@@ -135,7 +145,9 @@ function guarded(visit) {
   try {
     visiting = visit();
   } catch (error) {
-    return Promise.reject(failed(error));
+    // A visit whose instance already failed (user code inside it started a
+    // visit that failed it) unwinds here too: that failure is counted once.
+    return Promise.reject(failures !== born ? lastFailure : failed(error));
   }
   // A visit started from user code inside this one may have failed the
   // instance before this one was listed.
@@ -162,11 +174,13 @@ function guarded(visit) {
  * wraps every task in it (instanceFactory in scripts/assemble-package.mjs).
  */
 export function guardTask(task) {
+  const born = failures;
   return () => {
     try {
       task();
     } catch (error) {
-      failed(error);
+      // A task of an instance that has failed already is not its successor's failure.
+      if (failures === born) failed(error);
     }
   };
 }
@@ -183,7 +197,7 @@ function failed(error) {
   } catch {
     // Nothing can replace it: later visits are rejected below.
   }
-  const what = `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every visit in flight are rejected, and recall was not changed`;
+  const what = `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every visit in flight are rejected`;
   lastFailure = new Error(
     replaced
       ? `${what}. A fresh instance serves later visits; the failed one's latches and single flights are gone, which costs at most a repeated summarizer call`

@@ -5,7 +5,7 @@
 //! visit makes; its parts decide whether the visit may share a call, an
 //! outcome or a latch entry with another (`core::identity`).
 
-use js_sys::{JsString, Object, Reflect};
+use js_sys::{JsString, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -29,7 +29,7 @@ pub fn read(identity: Result<JsValue, JsValue>) -> Result<VisitIdentity, Invalid
         // A primitive is plain data already, and names no conversation.
         return Ok(VisitIdentity { copy: identity, key: None });
     }
-    let copy = js::assign(&Object::new(), &identity).map_err(|error| unreadable(&error))?;
+    let copy = js::plain_copy(&identity).map_err(|error| unreadable(&error))?;
     // The copy holds plain data properties: reading them cannot throw.
     let field = |name: &str| Reflect::get(&copy, &JsValue::from_str(name));
     let parts = Parts {

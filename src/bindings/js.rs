@@ -15,6 +15,9 @@ extern "C" {
     pub fn cause_of(error: &JsValue) -> String;
     /// A native promise of what `await value` gives.
     pub fn awaitable(value: &JsValue) -> Promise;
+    /// `{ ...value }`: its own enumerable properties, each read once.
+    #[wasm_bindgen(js_name = plainCopy, catch)]
+    pub fn plain_copy(value: &JsValue) -> Result<Object, JsValue>;
 
     /// A timer's promise, resolving to its marker, and the function that clears it.
     pub type Deadline;
@@ -39,9 +42,6 @@ extern "C" {
     /// The global `String(value)`; it throws for a value with no string form.
     #[wasm_bindgen(js_name = String, catch)]
     pub fn js_string(value: &JsValue) -> Result<JsString, JsValue>;
-    /// `Object.assign(target, source)`: `{ ...source }`'s reads, getters included.
-    #[wasm_bindgen(js_namespace = Object, js_name = assign, catch)]
-    pub fn assign(target: &Object, source: &JsValue) -> Result<Object, JsValue>;
     /// `Array.isArray`, which throws for a revoked Proxy.
     #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
     pub fn is_array(value: &JsValue) -> Result<bool, JsValue>;

@@ -41,15 +41,12 @@ pub struct Unusable {
 
 const RECALL_EXPECTED: &str = "an array of memory entries, or undefined";
 
-/// `scope.identity` and `scope.loaded`, each read once.
-pub fn read_scope(scope: &JsValue) -> (Result<JsValue, JsValue>, Result<Recall, Unusable>) {
-    let scope: &Scope = scope.unchecked_ref();
-    let identity = scope.identity();
-    let recall = match scope.loaded() {
+/// `scope.loaded`, read once.
+pub fn read_scope(scope: &JsValue) -> Result<Recall, Unusable> {
+    match scope.unchecked_ref::<Scope>().loaded() {
         Ok(loaded) => read_recall(&loaded),
         Err(error) => Err(loaded_spot(format!("unreadable (reading it threw: {})", js::cause_of(&error)))),
-    };
-    (identity, recall)
+    }
 }
 
 /// Reads `loaded` (null or undefined as empty): a copy by iteration, then
@@ -72,6 +69,16 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
         ));
     }
     let snapshot = js::array_from(loaded).map_err(iterating)?;
+    // An iterator of its own can yield more than `length` said.
+    let copied = snapshot.length() as usize;
+    if copied > MAX_ENTRIES {
+        return Err(too_large(
+            format!("an array that iterated {copied} entries"),
+            "entries",
+            MAX_ENTRIES,
+            copied as f64,
+        ));
+    }
     let mut recall = Recall::default();
     let mut named = Vec::new();
     for (index, entry) in snapshot.iter().enumerate() {

@@ -41,8 +41,10 @@ use crate::core::recall::partition;
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
 /// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
 pub fn run(stage: StageHandle, scope: JsValue) -> Promise {
-    let (identity, read) = recall::read_scope(&scope);
-    visit(stage, read, identity::read(identity), Target::Scope(scope))
+    // The identity is copied before recall is read: a getter that runs
+    // while recall is read cannot change what this visit is keyed by.
+    let identity = identity::read(scope.unchecked_ref::<Scope>().identity());
+    visit(stage, recall::read_scope(&scope), identity, Target::Scope(scope))
 }
 
 /// `stage.fold(loaded, identity)`: the same visit; resolves to `{ recall, events }`.
@@ -68,6 +70,9 @@ struct Visit {
     loaded_len: usize,
     /// The visit's copy of its identity: what every store call receives.
     identity: JsValue,
+    /// The first folded entry's `source.identity` (SPEC §2), read once when
+    /// the span is known, before anything is awaited.
+    source_identity: JsValue,
     target: Target,
 }
 
@@ -105,7 +110,8 @@ fn visit(
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
         Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
-    let visit = Visit { stage, settings, recall, loaded_len, identity, target };
+    let mut visit =
+        Visit { stage, settings, recall, loaded_len, identity, source_identity: JsValue::UNDEFINED, target };
     if let Some(spot) = invalid {
         return Promise::resolve(&visit.deliver(visit.invalid_input(spot)));
     }
@@ -124,6 +130,7 @@ fn visit(
     // call over the same span; a clock that cannot stamp the fold.
     // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
     let span: Rc<[usize]> = candidate.folded_indices().into();
+    visit.source_identity = visit.first_source_identity(&span);
     let ids = span.iter().map(|&index| visit.recall.id_texts[index].as_str());
     let key = identity_key.map(|identity| span_key_text(&identity, ids));
     if key.as_deref().is_some_and(|key| latches::contains(&visit.stage, key)) {
@@ -521,7 +528,7 @@ impl Visit {
     }
 
     /// The first folded entry's `source.identity`, when truthy (SPEC §2).
-    fn source_identity(&self, span: &[usize]) -> JsValue {
+    fn first_source_identity(&self, span: &[usize]) -> JsValue {
         let source = &self.recall.sources[span[0]];
         let identity = if source.is_object() {
             source.unchecked_ref::<SourceFields>().identity().unwrap_or_default()
@@ -561,7 +568,7 @@ impl Visit {
             access_count: 0,
             ttl,
             tier: self.settings.tier.as_str(),
-            source: Source { turn: facts.to_turn, identity: self.source_identity(&candidate.folded_indices()) },
+            source: Source { turn: facts.to_turn, identity: self.source_identity.clone() },
         })
     }
 
@@ -604,7 +611,7 @@ impl Visit {
             access_count: 0,
             ttl: self.settings.core.ttl_ms.map(|ttl| anchor + ttl),
             tier: self.settings.tier.as_str(),
-            source: Source { turn: facts.to_turn, identity: self.source_identity(span) },
+            source: Source { turn: facts.to_turn, identity: self.source_identity.clone() },
         })
     }
 

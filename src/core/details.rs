@@ -70,10 +70,11 @@ fn canonical(text: &str) -> String {
         if c.is_ascii_digit() {
             out.push(c);
             let rest = &text[at + 1..];
-            // A zero fraction after a number: `.00`, `,0`.
+            // A zero fraction after a number: `.00`, `,0` (three digits
+            // would be thousands: `5,000`).
             if let Some(zeros) = rest.strip_prefix(['.', ',']) {
                 let digits = zeros.bytes().take_while(u8::is_ascii_digit).count();
-                if digits > 0 && zeros.bytes().take(digits).all(|b| b == b'0') {
+                if (1..=2).contains(&digits) && zeros.bytes().take(digits).all(|b| b == b'0') {
                     for _ in 0..=digits {
                         chars.next();
                     }
@@ -228,8 +229,11 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     }
     let per_cent =
         next.eq_ignore_ascii_case("per") && words.get(at + 2).is_some_and(|w| w.eq_ignore_ascii_case("cent"));
-    if is_amount(word) && (next.eq_ignore_ascii_case("percent") || per_cent) {
+    if is_amount(word) && next.eq_ignore_ascii_case("percent") {
         return (Some(joined(2)), 2);
+    }
+    if is_amount(word) && per_cent {
+        return (Some(joined(3)), 3);
     }
     if let Some(count) = time_words(words, at) {
         return (Some(joined(count)), count);
@@ -371,7 +375,9 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
     let day = |w: &str| {
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &w[digits.len()..];
-        let value = digits.bytes().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0')));
+        let value = (digits.len() <= 2)
+            .then(|| digits.bytes().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0'))))
+            .flatten();
         !digits.is_empty()
             && digits.len() <= 2
             && (suffix.is_empty() || ORDINALS.iter().any(|o| o.eq_ignore_ascii_case(suffix)))
@@ -479,6 +485,15 @@ mod tests {
         assert_eq!(audit.found, 5);
         assert_eq!(audit.dropped, ["dana@example.com"], "{audit:?}");
         assert_eq!(audit.kept, 4);
+    }
+
+    #[test]
+    fn thousands_are_not_a_zero_fraction() {
+        let kept = audit(["Pay 5,000 USD and $10,000.00, 20 per cent."], "5000 USD and $10000; 20 per cent");
+        assert_eq!((kept.found, kept.kept), (3, 3), "{kept:?}");
+        let dropped = audit(["Pay $10,000 now."], "Pay $10 now.");
+        assert_eq!(dropped.dropped, ["$10,000"]);
+        assert_eq!(find("March 5551234567 and 20 per cent"), ["20 per cent"], "no day of ten digits");
     }
 
     #[test]

@@ -179,13 +179,15 @@ fn reads_as_label(content: &str) -> bool {
 }
 
 /// A message's text, defanged, with every line break (`\n`, `\r\n`, `\r`,
-/// and the other characters that end a line) written as `\n` + [`CONTINUATION`].
+/// the other characters Unicode ends a line with, and the separators
+/// U+001C–U+001E that Python's `splitlines` also breaks at) written as `\n`
+/// + [`CONTINUATION`].
 fn push_message(out: &mut String, content: &str) {
     let defanged = content.replace(TRANSCRIPT_OPEN, DEFANGED_OPEN).replace(TRANSCRIPT_CLOSE, DEFANGED_CLOSE);
     let mut chars = defanged.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+            '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{1C}'..='\u{1E}' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
                 if c == '\r' && chars.peek() == Some(&'\n') {
                     chars.next();
                 }

@@ -48,15 +48,14 @@ pub struct SummaryFacts {
 /// `coveredIds` lists. A summary naming its own id covers nothing by that,
 /// but another summary naming the same id still does.
 pub fn covered_by_another(ids: &[String], named: &[(usize, Vec<String>)]) -> Vec<bool> {
-    let mut named_by: HashMap<&str, Vec<&str>> = HashMap::new();
+    // Each named id: whether a summary with another id names it.
+    let mut by_another: HashMap<&str, bool> = HashMap::new();
     for (owner, list) in named {
         for id in list {
-            named_by.entry(id).or_default().push(&ids[*owner]);
+            *by_another.entry(id).or_default() |= ids[*owner] != *id;
         }
     }
-    ids.iter()
-        .map(|id| named_by.get(id.as_str()).is_some_and(|owners| owners.iter().any(|owner| owner != id)))
-        .collect()
+    ids.iter().map(|id| by_another.get(id.as_str()).copied().unwrap_or(false)).collect()
 }
 
 /// Recall split into its parts (indices into the loaded snapshot).
@@ -140,6 +139,10 @@ mod tests {
         assert_eq!(covered_by_another(&ids, &named), [true, true, true, false, false]);
         let only_self = vec![(2, vec!["s1".to_owned()])];
         assert_eq!(covered_by_another(&ids, &only_self), [false; 5]);
+        // Many summaries sharing one id and naming it: none covers it, in linear time.
+        let same: Vec<String> = vec!["x".to_owned(); 20_000];
+        let naming: Vec<(usize, Vec<String>)> = (0..20_000).map(|owner| (owner, vec!["x".to_owned()])).collect();
+        assert!(covered_by_another(&same, &naming).iter().all(|covered| !covered));
     }
 
     #[test]

@@ -29,6 +29,8 @@ async fn conversations_without_a_conversation_id_never_receive_each_others_summa
             ("({ tenant: 't', principal: 'p' })", "({ tenant: 't', principal: 'p' })"),
             ("({ conversationId: 1n })", "({ conversationId: 1n })"),
             ("'c1'", "'c1'"),
+            // An own `__proto__` key is a key of the copy, not its prototype.
+            ("JSON.parse('{\"__proto__\":{\"conversationId\":\"c1\"}}')", "({ conversationId: 'c1' })"),
         ];
         for (a, b) in pairs {
             let f = Fixture::new(json!({ "shape": shape, "reply": { "echo": true, "gate": true } }), small_config());
