@@ -118,6 +118,7 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
                     candidate.folded(
                         &Fold { summary_chars: 10, ..Fold::default() },
                         &WriteBack::Written,
+                        None,
                         Caller::Leader,
                         &ClaimState::Silent,
                     ),
@@ -187,7 +188,7 @@ proptest! {
         let Some(max) = config.max_summaries else { return Ok(()) };
         let facts = recall.facts();
         if let Plan::Consider(candidate) = plan(&config, &facts, partition(&facts)) {
-            let settled = candidate.folded(&Fold { summary_chars: 10, ..Fold::default() }, &WriteBack::Written, Caller::Leader, &ClaimState::Silent);
+            let settled = candidate.folded(&Fold { summary_chars: 10, ..Fold::default() }, &WriteBack::Written, None, Caller::Leader, &ClaimState::Silent);
             let summaries = settled
                 .recall
                 .iter()

@@ -270,9 +270,8 @@ impl Visit {
     /// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
     /// live claim is there", so of all the runs over a span, one holds it.
     async fn claim(&self, candidate: &Candidate, now: f64, lease_ms: f64) -> ClaimAnswer {
-        let store = self.settings.store.clone().unwrap_or_default();
         // Undefined means a store without claims; anything else that is not a function is a broken one.
-        let put_if_version = match store.unchecked_ref::<Callee>().put_if_version() {
+        let put_if_version = match self.store().unchecked_ref::<Callee>().put_if_version() {
             Ok(method) if method.is_undefined() => return ClaimAnswer::Unsupported,
             read => match call::function_of(read, "store.putIfVersion") {
                 Ok(method) => method,
@@ -321,16 +320,19 @@ impl Visit {
         let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
         let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..*held };
         let entry = self.claim_entry(candidate, &released, now + 1.0);
-        let store = self.settings.store.clone().unwrap_or_default();
-        let method = call::method(&store, "store.putIfVersion", Callee::put_if_version);
+        let method = call::method(&self.store(), "store.putIfVersion", Callee::put_if_version);
         self.put_if_version(method, &entry, held.version)
     }
 
     /// Starts `store.putIfVersion(identity, entry, expected_version)`, under `timeoutMs`.
     fn put_if_version(&self, method: Result<Function, String>, entry: &JsValue, expected_version: f64) -> Started {
         let args = Array::of3(&self.identity, entry, &JsValue::from_f64(expected_version));
-        let store = self.settings.store.clone().unwrap_or_default();
-        Started::call(&store, method, &args, self.settings.core.timeout_ms, None)
+        Started::call(&self.store(), method, &args, self.settings.core.timeout_ms, None)
+    }
+
+    /// The configured store (claims require one: `config.rs`).
+    fn store(&self) -> JsValue {
+        self.settings.store.clone().unwrap_or_default()
     }
 
     /// What an event says of a run that made its call without a claim: once
@@ -397,7 +399,7 @@ impl Visit {
         let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
         let contents: Vec<String> = span.iter().map(|&index| self.recall.content_text(index)).collect();
         let audit = details::audit(contents.iter().map(String::as_str), &String::from(&text));
-        let fold = Fold { summary_chars, model: self.settings.core.model().map(str::to_owned), usage, audit };
+        let fold = Fold { summary_chars, usage, audit };
         let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref(), &fold.audit);
         let Some(store) = self.settings.store.clone() else {
             let outcome = FlightOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
@@ -473,7 +475,7 @@ impl Visit {
                 Outcome::of(candidate.not_smaller(summary_chars, model, usage, caller, claim))
             }
             FlightOutcome::Folded { entry, fold, write_back } => Outcome {
-                settled: candidate.folded(&fold, &write_back, caller, claim),
+                settled: candidate.folded(&fold, &write_back, model, caller, claim),
                 new_summary: entry,
                 untouched: false,
             },

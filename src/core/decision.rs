@@ -12,7 +12,6 @@ use super::recall::{seam, to_turn, EntryFacts, Partition};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Fold {
     pub summary_chars: usize,
-    pub model: Option<String>,
     pub usage: Option<Usage>,
     /// What the summary kept of the span's details.
     pub audit: Audit,
@@ -234,7 +233,14 @@ impl Candidate {
     }
 
     /// settle(tail) with the new summary placed among the summaries by `toTurn`.
-    pub fn folded(&self, fold: &Fold, write_back: &WriteBack, caller: Caller, claim: &ClaimState) -> Settled {
+    pub fn folded(
+        &self,
+        fold: &Fold,
+        write_back: &WriteBack,
+        model: Option<&str>,
+        caller: Caller,
+        claim: &ClaimState,
+    ) -> Settled {
         let tail = &self.part.raw[self.raw_entries..];
         let kept_summaries = &self.part.summaries[self.rolled..];
         // Stable: the new summary goes after existing summaries with the same toTurn.
@@ -253,7 +259,7 @@ impl Candidate {
             summary_id: &summary_id,
             summary_chars: fold.summary_chars,
             write_back,
-            model: fold.model.as_deref(),
+            model,
             usage: fold.usage.clone(),
             caller,
             claim,
@@ -362,6 +368,7 @@ mod tests {
         let settled = candidate.folded(
             &Fold { summary_chars: 50, ..Fold::default() },
             &WriteBack::Written,
+            None,
             Caller::Leader,
             &ClaimState::Silent,
         );
@@ -393,6 +400,7 @@ mod tests {
         let settled = candidate.folded(
             &Fold { summary_chars: 50, ..Fold::default() },
             &WriteBack::Written,
+            None,
             Caller::Leader,
             &ClaimState::Silent,
         );

@@ -25,15 +25,18 @@ pub const MAX_LISTED: usize = 20;
 /// What one fold's summary kept of its span's details.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Audit {
-    /// Distinct details found in the span (at most [`MAX_AUDITED`]).
-    pub found: usize,
-    /// How many of them the summary holds.
+    /// How many of the span's distinct details the summary holds.
     pub kept: usize,
     /// The others, in span order (all of them; lists take the first [`MAX_LISTED`]).
     pub dropped: Vec<String>,
 }
 
 impl Audit {
+    /// Distinct details found in the span (at most [`MAX_AUDITED`]).
+    pub fn found(&self) -> usize {
+        self.kept + self.dropped.len()
+    }
+
     /// The dropped details an event or coverage lists.
     pub fn listed(&self) -> &[String] {
         &self.dropped[..self.dropped.len().min(MAX_LISTED)]
@@ -57,7 +60,7 @@ pub fn audit<'a>(span: impl IntoIterator<Item = &'a str>, summary: &str) -> Audi
     let summary = canonical(summary);
     let (kept, dropped): (Vec<String>, Vec<String>) =
         details.into_iter().partition(|detail| summary.contains(&canonical(detail)));
-    Audit { found: kept.len() + dropped.len(), kept: kept.len(), dropped }
+    Audit { kept: kept.len(), dropped }
 }
 
 /// The text every spelling of a detail shares: lower case, letters and
@@ -83,7 +86,7 @@ fn canonical(text: &str) -> String {
             // An ordinal suffix: `3rd`, `14th`.
             let suffix = rest.get(..2).unwrap_or("");
             let boundary = rest.get(2..).and_then(|after| after.chars().next()).is_none_or(|c| !c.is_alphanumeric());
-            if ORDINALS.iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix)) && boundary {
+            if is_ordinal_suffix(suffix) && boundary {
                 chars.next();
                 chars.next();
             }
@@ -94,7 +97,10 @@ fn canonical(text: &str) -> String {
     out
 }
 
-const ORDINALS: &[&str] = &["st", "nd", "rd", "th"];
+/// Whether `suffix` is an ordinal's (`st` of `1st`), in any case.
+fn is_ordinal_suffix(suffix: &str) -> bool {
+    ["st", "nd", "rd", "th"].iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix))
+}
 const CURRENCY_SYMBOLS: &[char] = &['$', '€', '£', '¥', '₹', '₩', '₽', '₺', '₫', '฿'];
 const CURRENCY_WORDS: &[&str] = &[
     "usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "inr", "cny", "krw", "sek", "nok", "dkk", "mxn", "brl", "dollars",
@@ -380,7 +386,7 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
             .flatten();
         !digits.is_empty()
             && digits.len() <= 2
-            && (suffix.is_empty() || ORDINALS.iter().any(|o| o.eq_ignore_ascii_case(suffix)))
+            && (suffix.is_empty() || is_ordinal_suffix(suffix))
             && value.is_some_and(|n| (1..=31).contains(&n))
     };
     let year = |w: &str| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit());
@@ -406,9 +412,7 @@ fn is_id(word: &str) -> bool {
     let ordinal = {
         let number = body.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &body[number.len()..];
-        !number.is_empty()
-            && number.bytes().all(|b| b.is_ascii_digit())
-            && ORDINALS.iter().any(|o| o.eq_ignore_ascii_case(suffix))
+        !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && is_ordinal_suffix(suffix)
     };
     id_chars && digits && !ordinal && (word.starts_with('#') || (letters && body.chars().count() >= 3))
 }
@@ -482,7 +486,7 @@ mod tests {
         let span = ["Refund of $5,000.00 for case CS-20931 on March 3rd; call 555-123-4567.", "Email dana@example.com"];
         let summary = "Refund $5000 approved for case cs 20931 (3 March? no: March 3); phone (555) 1234567.";
         let audit = audit(span, summary);
-        assert_eq!(audit.found, 5);
+        assert_eq!(audit.found(), 5);
         assert_eq!(audit.dropped, ["dana@example.com"], "{audit:?}");
         assert_eq!(audit.kept, 4);
     }
@@ -490,7 +494,7 @@ mod tests {
     #[test]
     fn thousands_are_not_a_zero_fraction() {
         let kept = audit(["Pay 5,000 USD and $10,000.00, 20 per cent."], "5000 USD and $10000; 20 per cent");
-        assert_eq!((kept.found, kept.kept), (3, 3), "{kept:?}");
+        assert_eq!((kept.found(), kept.kept), (3, 3), "{kept:?}");
         let dropped = audit(["Pay $10,000 now."], "Pay $10 now.");
         assert_eq!(dropped.dropped, ["$10,000"]);
         assert_eq!(find("March 5551234567 and 20 per cent"), ["20 per cent"], "no day of ten digits");
@@ -500,7 +504,7 @@ mod tests {
     fn repeats_count_once_and_lists_are_bounded() {
         let span: Vec<String> = (0..40).map(|i| format!("Ticket T-{i} and again T-{i}.")).collect();
         let audit = audit(span.iter().map(String::as_str), "nothing");
-        assert_eq!((audit.found, audit.kept, audit.dropped.len()), (40, 0, 40));
+        assert_eq!((audit.found(), audit.kept, audit.dropped.len()), (40, 0, 40));
         assert_eq!(audit.listed().len(), MAX_LISTED);
         assert_eq!(audit.listed()[0], "T-0");
     }
@@ -512,8 +516,8 @@ mod tests {
         let unique: String = (0..2_000).map(|i| format!("id X{i}Y ")).collect();
         let started = std::time::Instant::now();
         let audit = audit([span.as_str(), unique.as_str()], &span[..50_000]);
-        assert!(audit.found <= MAX_AUDITED);
-        assert_eq!(audit.found, 4 + (MAX_AUDITED - 4));
+        assert!(audit.found() <= MAX_AUDITED);
+        assert_eq!(audit.found(), 4 + (MAX_AUDITED - 4));
         assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
     }
 }

@@ -598,7 +598,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             claim_id: report.claim.claim_id(),
             claim_given_up: report.claim.given_up(),
             claims_unsupported: report.claim.unsupported(),
-            details_found: report.audit.found,
+            details_found: report.audit.found(),
             details_kept: report.audit.kept,
             dropped_details: report.audit.listed().to_vec(),
             dropped_detail_count: report.audit.dropped.len(),
@@ -717,7 +717,7 @@ per stage instance; every occurrence is on the {EVENT_TYPE} event."
 mod tests {
     use super::*;
 
-    static NO_AUDIT: Audit = Audit { found: 0, kept: 0, dropped: Vec::new() };
+    static NO_AUDIT: Audit = Audit { kept: 0, dropped: Vec::new() };
 
     const SPAN: SpanFacts = SpanFacts { entries: 3, chars: 120, from_turn: 1.0, to_turn: 2.0 };
 
