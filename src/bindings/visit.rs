@@ -529,7 +529,10 @@ impl Visit {
         })))
     }
 
-    /// The first folded entry's `source.identity`, when truthy (SPEC §2).
+    /// The first folded entry's `source.identity`, when truthy (SPEC §2),
+    /// as a plain copy: it is written after the summarizer is awaited, and
+    /// the caller may reuse the object meanwhile. One that cannot be read
+    /// or copied is left out.
     fn first_source_identity(&self, span: &[usize]) -> JsValue {
         let source = &self.recall.sources[span[0]];
         let identity = if source.is_object() {
@@ -537,10 +540,12 @@ impl Visit {
         } else {
             JsValue::UNDEFINED
         };
-        if identity.is_truthy() {
-            identity
-        } else {
+        if !identity.is_truthy() {
             JsValue::UNDEFINED
+        } else if identity.is_object() {
+            js::plain_copy(&identity).map_or(JsValue::UNDEFINED, JsValue::from)
+        } else {
+            identity
         }
     }
 

@@ -317,3 +317,18 @@ async fn a_claims_give_up_goes_to_the_namespace_its_claim_went_to() {
         assert_eq!(write["identity"], json!({ "tenant": "acme", "conversationId": "A" }), "{write}");
     }
 }
+
+#[wasm_bindgen_test]
+async fn the_summary_names_its_first_entrys_identity_as_it_was_when_the_visit_began() {
+    let f = Fixture::new(json!({ "reply": { "gate": true, "text": "short" } }), small_config());
+    let loaded = conversation(6, 2, 100, "A");
+    let visit = f.start_fold(&loaded, &js(&json!({ "conversationId": "A" })));
+    JsFuture::from(sleep(5)).await.unwrap();
+    // The caller reuses the first entry's identity object while the summarizer works.
+    let first_identity = get(&get(&loaded.get(0), "source"), "identity");
+    Reflect::set(&first_identity, &"conversationId".into(), &"B".into()).unwrap();
+    f.h.release();
+    let result = parse(&to_json(&JsFuture::from(visit).await.unwrap()));
+    assert_eq!(result["recall"][0]["source"]["identity"], json!({ "conversationId": "A" }), "{result}");
+    assert_eq!(f.field("puts")[0]["entry"]["source"]["identity"], json!({ "conversationId": "A" }));
+}
