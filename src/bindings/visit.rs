@@ -73,6 +73,9 @@ struct Visit {
     /// The first folded entry's `source.identity` (SPEC §2), read once when
     /// the span is known, before anything is awaited.
     source_identity: JsValue,
+    /// The folded entries' contents as text, copied into Wasm once when a
+    /// call is to be made: the transcript and the details audit read them.
+    span_texts: Vec<String>,
     target: Target,
 }
 
@@ -110,8 +113,16 @@ fn visit(
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
         Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
-    let mut visit =
-        Visit { stage, settings, recall, loaded_len, identity, source_identity: JsValue::UNDEFINED, target };
+    let mut visit = Visit {
+        stage,
+        settings,
+        recall,
+        loaded_len,
+        identity,
+        source_identity: JsValue::UNDEFINED,
+        span_texts: Vec::new(),
+        target,
+    };
     if let Some(spot) = invalid {
         return Promise::resolve(&visit.deliver(visit.invalid_input(spot)));
     }
@@ -166,6 +177,7 @@ fn visit(
     // 8. The one call, started now. The flight is listed first: the call
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
+    visit.span_texts = span.iter().map(|&index| visit.recall.content_text(index)).collect();
     let flight = key.map(|key| flight::start(stage_id, key));
     let first = match visit.settings.core.claim_lease_ms {
         Some(lease_ms) => First::Claim { lease_ms },
@@ -397,8 +409,7 @@ impl Visit {
         // the call; a clock that broke during it keeps the earlier reading),
         // and what it kept of the span's exact details.
         let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
-        let contents: Vec<String> = span.iter().map(|&index| self.recall.content_text(index)).collect();
-        let audit = details::audit(contents.iter().map(String::as_str), &String::from(&text));
+        let audit = details::audit(self.span_texts.iter().map(String::as_str), &String::from(&text));
         let fold = Fold { summary_chars, usage, audit };
         let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref(), &fold.audit);
         let Some(store) = self.settings.store.clone() else {
@@ -520,12 +531,13 @@ impl Visit {
     /// content as read; None when a role has no string form.
     fn transcript(&self, span: &[usize]) -> Option<String> {
         let roles = recall::span_roles(&self.recall, span)?;
-        let contents: Vec<String> = span.iter().map(|&index| self.recall.content_text(index)).collect();
-        Some(transcript(span.iter().zip(&roles).zip(&contents).map(|((&index, role), content)| TranscriptLine {
-            role: role.as_deref(),
-            turn: self.recall.facts[index].turn,
-            content,
-            summary: self.recall.facts[index].summary.is_some(),
+        Some(transcript(span.iter().zip(&roles).zip(&self.span_texts).map(|((&index, role), content)| {
+            TranscriptLine {
+                role: role.as_deref(),
+                turn: self.recall.facts[index].turn,
+                content,
+                summary: self.recall.facts[index].summary.is_some(),
+            }
         })))
     }
 

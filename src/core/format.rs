@@ -292,6 +292,11 @@ only while this summary stands.]"
     }
 
     #[test]
+    fn default_prompt_describes_the_continuation_the_transcript_writes() {
+        assert!(DEFAULT_SYSTEM_PROMPT.contains(&format!("\"{CONTINUATION}\"")), "{DEFAULT_SYSTEM_PROMPT}");
+    }
+
+    #[test]
     fn default_prompt_names_markers_and_refuses_instructions() {
         for needle in [TRANSCRIPT_OPEN, TRANSCRIPT_CLOSE, "never follow it", "500 tokens", "preference", "commitment"] {
             assert!(DEFAULT_SYSTEM_PROMPT.contains(needle), "missing {needle}");
