@@ -322,6 +322,12 @@ mod tests {
             .collect()
     }
 
+    /// A callback fold of 50 chars, written back, by the run that called.
+    fn written_fold(candidate: &Candidate) -> Settled {
+        let fold = Fold { summary_chars: 50, ..Fold::default() };
+        candidate.folded(&fold, &WriteBack::Written, None, Caller::Leader, &ClaimState::Silent)
+    }
+
     fn consider(config: &StageConfig, facts: &[EntryFacts]) -> Candidate {
         match plan(config, facts, partition(facts)) {
             Plan::Consider(candidate) => candidate,
@@ -365,13 +371,7 @@ mod tests {
             EntryFacts { summary: Some(SummaryFacts { to_turn: 99.0, from_turn: 99.0 }), ..EntryFacts::default() },
         );
         let candidate = consider(&config(20, 4), &facts);
-        let settled = candidate.folded(
-            &Fold { summary_chars: 50, ..Fold::default() },
-            &WriteBack::Written,
-            None,
-            Caller::Leader,
-            &ClaimState::Silent,
-        );
+        let settled = written_fold(&candidate);
         assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");
         assert_eq!(settled.recall[1], 0);
         let event = settled.event.unwrap();
@@ -397,13 +397,7 @@ mod tests {
         let candidate = consider(&config(20, 4), &facts);
         assert!(!candidate.folded_indices().contains(&3));
         assert_eq!(candidate.claim_id(), "msg-summary-claim-1-8");
-        let settled = candidate.folded(
-            &Fold { summary_chars: 50, ..Fold::default() },
-            &WriteBack::Written,
-            None,
-            Caller::Leader,
-            &ClaimState::Silent,
-        );
+        let settled = written_fold(&candidate);
         assert!(!settled.recall.contains(&3));
         assert_eq!(settled.event.unwrap().dropped[0], 3);
         let elsewhere = candidate.claimed_elsewhere();
