@@ -247,11 +247,14 @@ export interface SummarizeEvidence {
   /**
    * On every fold: the span's exact details (amounts, quantities,
    * percentages, ids, emails, URLs, phone numbers, dates, times, paths; at
-   * most 500 a fold), how many the summary kept, the first 20 it dropped and
-   * how many it dropped.
+   * most 500 a fold), how many the summarizer's text kept, how many the
+   * `keepDetails` line lists (`detailsPinned`, only with `keepDetails`),
+   * and the ones the summary holds nowhere: the first 20 and how many
+   * (with `keepDetails`, the ones its bounds let go).
    */
   readonly detailsFound?: number;
   readonly detailsKept?: number;
+  readonly detailsPinned?: number;
   readonly droppedDetails?: readonly string[];
   readonly droppedDetailCount?: number;
 }
@@ -394,6 +397,27 @@ export interface SummarizeConfig {
    * 3 × `timeoutMs` when that is longer.
    */
   readonly claimLeaseMs?: number;
+  /**
+   * Beyond the original: after the summarizer's text, the summary gets one
+   * line, written by the stage, that lists the span's exact details the
+   * text dropped: `\n[exact details from these turns: CS-20931; $429.00]`.
+   * The label still comes first; the line is data. `true` takes the
+   * defaults, 64 details and 1,000 characters (UTF-16) for the whole line;
+   * the line also never makes the summary as long as its span (the
+   * not-smaller rule counts it). When not all fit, the newest details win:
+   * under `maxSummaries`, a rolled summary's listed details stay listed
+   * while they fit, and the oldest go first. Cost: up to `maxChars` more
+   * characters in the summary, sent every turn. Default off.
+   */
+  readonly keepDetails?: boolean | KeepDetailsBounds;
+}
+
+/** `keepDetails`'s bounds; an absent field takes its default. */
+export interface KeepDetailsBounds {
+  /** At most this many details on the line. Default 64. */
+  readonly maxDetails?: number;
+  /** The line, with its frame, is at most this many UTF-16 characters. Default 1,000. */
+  readonly maxChars?: number;
 }
 
 // ─── The stage ───────────────────────────────────────────────────────────────
@@ -452,7 +476,7 @@ export interface SummaryCoverage {
   readonly model?: string;
   /** When the fold happened (unix ms). */
   readonly summarizedAtMs: number;
-  /** The first 20 exact details of the span the summary dropped; absent when none. */
+  /** The first 20 exact details of the span the summary holds nowhere (neither its text nor its `keepDetails` line); absent when none. */
   readonly droppedDetails?: readonly string[];
 }
 

@@ -9,9 +9,10 @@ use super::call;
 use super::js::{cause_of, describe, plain_copy, Callee};
 use super::stage::option;
 use crate::core::config::{
-    claim_lease_option, count_option, max_summaries_option, timeout_option, trigger_chars_option, ttl_option,
-    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KNOWN_KEYS, SUMMARIZE_CALL,
+    claim_lease_option, count_option, keep_details_option, max_summaries_option, timeout_option, trigger_chars_option,
+    ttl_option, ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
 };
+use crate::core::details::PinBounds;
 use crate::core::format::DEFAULT_STRATEGY_ID;
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
@@ -155,7 +156,49 @@ fn check(copy: &Object) -> Result<(), ConfigError> {
     };
     function(Key::OnEvent, "Fix: pass `(type, payload) => void`, or omit it.")?;
     function(Key::Now, "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
+    if let Some(keep) = get(Key::KeepDetails) {
+        keep_details(&keep)?;
+        // Its own copy, as the config's: later changes to the caller's object change nothing.
+        if keep.is_object() {
+            let own = plain_copy(&keep).unwrap_or_default();
+            let _ = js_sys::Reflect::set(copy, &JsValue::from_str(Key::KeepDetails.name()), &own);
+        }
+    }
     Ok(())
+}
+
+/// `keepDetails`: `true` (the default bounds), `false`, or
+/// `{ maxDetails, maxChars }` (absent fields take the defaults).
+pub fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
+    let refusal = |found: &str| {
+        ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            Key::KeepDetails.name(),
+            "true, false or an object like { maxDetails, maxChars }",
+            found,
+            "Fix: pass true to list the details a summary dropped after its text, or omit it.",
+        )
+    };
+    if let Some(keep) = value.as_bool() {
+        return Ok(keep.then_some(PinBounds::DEFAULT));
+    }
+    if !value.is_object() || value.is_function() {
+        return Err(refusal(&describe(value)));
+    }
+    let fields = plain_copy(value)
+        .map_err(|error| refusal(&format!("an object that cannot be read (reading it threw: {})", cause_of(&error))))?;
+    for key in Object::keys(&fields) {
+        let name = String::from(key.unchecked_ref::<JsString>());
+        if !KEEP_DETAILS_KEYS.contains(&name.as_str()) {
+            return Err(refusal(&format!("an object with `{name}`")));
+        }
+    }
+    let field = |key: &str| {
+        let value = js_sys::Reflect::get(&fields, &JsValue::from_str(key)).unwrap_or_default();
+        number(SUMMARIZE_CALL, &value, &format!("{}.{key}", Key::KeepDetails.name()))
+    };
+    keep_details_option(field(KEEP_DETAILS_KEYS[0])?, field(KEEP_DETAILS_KEYS[1])?).map(Some)
 }
 
 fn number(call: &str, value: &JsValue, key: &str) -> Result<Option<f64>, ConfigError> {

@@ -33,7 +33,7 @@ use crate::core::config::{claim_version, Key, JOIN_WINDOW_MS};
 use crate::core::decision::{self, Candidate, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::details::{self, Audit};
 use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
-use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::format::{transcript, utf16_len, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
 use crate::core::js_number::js_number_to_string;
 use crate::core::latch::span_key_text;
 use crate::core::recall::partition;
@@ -407,10 +407,15 @@ impl Visit {
         }
         // 10. Fold: the summary entry, stamped when the fold happens (after
         // the call; a clock that broke during it keeps the earlier reading),
-        // and what it kept of the span's exact details.
+        // and what it kept of the span's exact details. With `keepDetails`,
+        // a line lists the dropped ones, in the room left below the span's
+        // length, so the summary stays smaller than what it replaces.
         let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
-        let audit = details::audit(self.span_texts.iter().map(String::as_str), &String::from(&text));
-        let fold = Fold { summary_chars, usage, audit };
+        let mut audit = details::audit(self.span_texts.iter().map(String::as_str), &String::from(&text));
+        let room = candidate.span.chars - summary_chars - 1;
+        let pinned = self.settings.core.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
+        let text = text.concat(&JsValue::from_str(&pinned));
+        let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), usage, audit };
         let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref(), &fold.audit);
         let Some(store) = self.settings.store.clone() else {
             let outcome = FlightOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };

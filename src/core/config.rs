@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::details::PinBounds;
 use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
 use super::js_number::js_number_to_string;
 
@@ -62,6 +63,9 @@ pub struct StageConfig {
     /// span, so a fleet of processes sharing the store pays for it once.
     /// `None` when claims are off.
     pub claim_lease_ms: Option<f64>,
+    /// Beyond the original (`keepDetails`): a line after the summarizer's
+    /// text lists the details it dropped, within these bounds.
+    pub keep_details: Option<PinBounds>,
 }
 
 impl StageConfig {
@@ -77,6 +81,7 @@ impl StageConfig {
             ttl_ms: None,
             timeout_ms: None,
             claim_lease_ms: None,
+            keep_details: None,
         }
     }
 
@@ -195,6 +200,22 @@ keys! {
     TriggerMinChars => "triggerMinChars",
     Claims => "claims",
     ClaimLeaseMs => "claimLeaseMs",
+    KeepDetails => "keepDetails",
+}
+
+/// `keepDetails: { maxDetails, maxChars }`'s keys.
+pub const KEEP_DETAILS_KEYS: [&str; 2] = ["maxDetails", "maxChars"];
+
+/// `keepDetails`'s bounds from the object form's fields (absent ones take
+/// the defaults); each a non-negative integer.
+pub fn keep_details_option(max_details: Option<f64>, max_chars: Option<f64>) -> Result<PinBounds, ConfigError> {
+    let bound = |key: &str, value: Option<f64>, default: usize| {
+        value.map_or(Ok(default), |n| count_option(SUMMARIZE_CALL, &format!("keepDetails.{key}"), n, default))
+    };
+    Ok(PinBounds {
+        max_details: bound(KEEP_DETAILS_KEYS[0], max_details, PinBounds::DEFAULT.max_details)?,
+        max_chars: bound(KEEP_DETAILS_KEYS[1], max_chars, PinBounds::DEFAULT.max_chars)?,
+    })
 }
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when

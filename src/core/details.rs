@@ -13,6 +13,8 @@
 
 use std::collections::HashSet;
 
+use super::format::utf16_len;
+
 /// How many distinct details one fold audits, in span order: the kept check
 /// is a search of the summary per detail, and the summary is never longer
 /// than the span (SPEC §4 step 9), so this bounds the audit to a multiple of
@@ -25,16 +27,81 @@ pub const MAX_LISTED: usize = 20;
 /// What one fold's summary kept of its span's details.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Audit {
-    /// How many of the span's distinct details the summary holds.
+    /// How many of the span's distinct details the summarizer's text holds.
     pub kept: usize,
-    /// The others, in span order (all of them; lists take the first [`MAX_LISTED`]).
+    /// How many the `keepDetails` line holds; `None` without `keepDetails`.
+    pub pinned: Option<usize>,
+    /// The others, which the summary entry does not hold, in span order
+    /// (all of them; lists take the first [`MAX_LISTED`]).
     pub dropped: Vec<String>,
 }
+
+/// `keepDetails`: the bounds of the line that lists the details a summary
+/// dropped. One long support conversation carries a few dozen details, so
+/// the defaults hold 64 (or 1,000 UTF-16 units, whichever is reached first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PinBounds {
+    pub max_details: usize,
+    pub max_chars: usize,
+}
+
+impl PinBounds {
+    pub const DEFAULT: PinBounds = PinBounds { max_details: 64, max_chars: 1000 };
+}
+
+/// How the `keepDetails` line starts and ends: on a line of its own, after
+/// the summarizer's text, framed as the label is, so a reader (and the next
+/// summarizer) takes it as data. `core::extractive` recognises it by these.
+pub const PIN_START: &str = "\n[exact details from these turns: ";
+pub const PIN_END: &str = "]";
+const PIN_SEPARATOR: &str = "; ";
 
 impl Audit {
     /// Distinct details found in the span (at most [`MAX_AUDITED`]).
     pub fn found(&self) -> usize {
-        self.kept + self.dropped.len()
+        self.kept + self.pinned.unwrap_or(0) + self.dropped.len()
+    }
+
+    /// `keepDetails`: moves the dropped details that fit into one line and
+    /// returns it ("" when none fit). At most `bounds.max_details` details,
+    /// and the line is at most `bounds.max_chars` and `room` UTF-16 units
+    /// long (`room` keeps the summary smaller than its span: the not-smaller
+    /// rule counts the line). When not all fit, the newest win: a rolled
+    /// summary's pinned details come first in its span, so they are the
+    /// first let go. Whitespace inside a detail is written as one space.
+    pub fn pin(&mut self, bounds: PinBounds, room: usize) -> String {
+        let budget = bounds.max_chars.min(room);
+        let written: Vec<String> =
+            self.dropped.iter().map(|d| d.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        let mut used = utf16_len(PIN_START) + utf16_len(PIN_END);
+        let mut chosen = vec![false; written.len()];
+        let mut count = 0;
+        for (index, detail) in written.iter().enumerate().rev() {
+            if count == bounds.max_details {
+                break;
+            }
+            let cost = utf16_len(detail) + if count > 0 { PIN_SEPARATOR.len() } else { 0 };
+            if used + cost <= budget {
+                used += cost;
+                chosen[index] = true;
+                count += 1;
+            }
+        }
+        self.pinned = Some(count);
+        if count == 0 {
+            return String::new();
+        }
+        let mut pinned = Vec::with_capacity(count);
+        let mut dropped = Vec::new();
+        for ((detail, written), chosen) in std::mem::take(&mut self.dropped).into_iter().zip(written).zip(chosen) {
+            if chosen {
+                pinned.push(written);
+            } else {
+                dropped.push(detail);
+            }
+        }
+        self.dropped = dropped;
+        format!("{PIN_START}{}{PIN_END}", pinned.join(PIN_SEPARATOR))
     }
 
     /// The dropped details an event or coverage lists.
@@ -60,7 +127,7 @@ pub fn audit<'a>(span: impl IntoIterator<Item = &'a str>, summary: &str) -> Audi
     let summary = canonical(summary);
     let (kept, dropped): (Vec<String>, Vec<String>) =
         details.into_iter().partition(|detail| summary.contains(&canonical(detail)));
-    Audit { kept: kept.len(), dropped }
+    Audit { kept: kept.len(), pinned: None, dropped }
 }
 
 /// The text every spelling of a detail shares: lower case, letters and
@@ -507,6 +574,70 @@ mod tests {
         assert_eq!((audit.found(), audit.kept, audit.dropped.len()), (40, 0, 40));
         assert_eq!(audit.listed().len(), MAX_LISTED);
         assert_eq!(audit.listed()[0], "T-0");
+    }
+
+    fn dropped_all(details: &[&str]) -> Audit {
+        audit([details.join(" and ").as_str()], "nothing kept")
+    }
+
+    #[test]
+    fn pinning_keeps_the_newest_within_its_bounds() {
+        let details = ["CS-20931", "RMA-7731", "$429.00", "dana@example.com", "March 3, 2026"];
+        let mut all = dropped_all(&details);
+        let line = all.pin(PinBounds::DEFAULT, usize::MAX);
+        assert_eq!(
+            line,
+            "\n[exact details from these turns: CS-20931; RMA-7731; $429.00; dana@example.com; March 3, 2026]"
+        );
+        assert_eq!((all.found(), all.kept, all.pinned, all.dropped.len()), (5, 0, Some(5), 0));
+        // What the line lists is found again when a later fold audits it.
+        assert_eq!(find(&line), details);
+
+        let mut by_count = dropped_all(&details);
+        let line = by_count.pin(PinBounds { max_details: 2, max_chars: 1000 }, usize::MAX);
+        assert_eq!(line, "\n[exact details from these turns: dana@example.com; March 3, 2026]");
+        assert_eq!(
+            (by_count.pinned, by_count.dropped.clone()),
+            (Some(2), vec!["CS-20931".into(), "RMA-7731".into(), "$429.00".into()])
+        );
+
+        // The line never outgrows its bound or its room, counted in UTF-16.
+        for (max_chars, room) in [(60, usize::MAX), (1000, 60), (45, 45), (10, 1000)] {
+            let mut audit = dropped_all(&details);
+            let line = audit.pin(PinBounds { max_details: 64, max_chars }, room);
+            assert!(utf16_len(&line) <= max_chars.min(room), "{line:?}");
+            assert_eq!(audit.found(), 5);
+            assert_eq!(audit.pinned.unwrap_or(0), find(&line).len(), "{line:?}");
+        }
+        let mut none_fit = dropped_all(&details);
+        assert_eq!(none_fit.pin(PinBounds::DEFAULT, 10), "");
+        assert_eq!((none_fit.pinned, none_fit.dropped.len()), (Some(0), 5));
+    }
+
+    #[test]
+    fn a_long_detail_that_does_not_fit_leaves_room_for_older_ones() {
+        let url = format!("https://example.com/{}", "a".repeat(80));
+        let mut audit = dropped_all(&["CS-20931", &url]);
+        let line = audit.pin(PinBounds { max_details: 64, max_chars: 80 }, usize::MAX);
+        assert_eq!(line, "\n[exact details from these turns: CS-20931]");
+        assert_eq!(audit.dropped, [url]);
+    }
+
+    #[test]
+    fn rolled_pins_are_details_of_the_span_and_stay_pinned_while_they_fit() {
+        let mut first = dropped_all(&["CS-20931", "RMA-7731"]);
+        let old_summary = format!("The customer wants a refund.{}", first.pin(PinBounds::DEFAULT, usize::MAX));
+        // The next fold's span holds the rolled summary, then new turns.
+        let span = [old_summary.as_str(), "Refund $429.00 sent to dana@example.com."];
+        let mut rolled = audit(span, "Refund sent.");
+        assert_eq!(rolled.found(), 4);
+        let line = rolled.pin(PinBounds::DEFAULT, usize::MAX);
+        assert_eq!(find(&line), ["CS-20931", "RMA-7731", "$429.00", "dana@example.com"]);
+        // Over the bound, the older pins are let go first.
+        let mut bounded = audit(span, "Refund sent.");
+        let line = bounded.pin(PinBounds { max_details: 3, max_chars: 1000 }, usize::MAX);
+        assert_eq!(find(&line), ["RMA-7731", "$429.00", "dana@example.com"]);
+        assert_eq!(bounded.dropped, ["CS-20931"]);
     }
 
     #[test]

@@ -235,9 +235,14 @@ pub struct Folded {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claims_unsupported: Option<bool>,
     /// The span's exact details the audit found (`core::details`), how many
-    /// the summary kept, the first dropped ones and how many were dropped.
+    /// the summarizer's text kept, how many the `keepDetails` line holds
+    /// (absent without it), and the ones the summary entry holds nowhere:
+    /// the first of them and how many (with `keepDetails`, the ones its
+    /// bounds let go).
     pub details_found: usize,
     pub details_kept: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details_pinned: Option<usize>,
     pub dropped_details: Vec<String>,
     pub dropped_detail_count: usize,
 }
@@ -600,6 +605,7 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             claims_unsupported: report.claim.unsupported(),
             details_found: report.audit.found(),
             details_kept: report.audit.kept,
+            details_pinned: report.audit.pinned,
             dropped_details: report.audit.listed().to_vec(),
             dropped_detail_count: report.audit.dropped.len(),
         }),
@@ -717,7 +723,7 @@ per stage instance; every occurrence is on the {EVENT_TYPE} event."
 mod tests {
     use super::*;
 
-    static NO_AUDIT: Audit = Audit { kept: 0, dropped: Vec::new() };
+    static NO_AUDIT: Audit = Audit { kept: 0, pinned: None, dropped: Vec::new() };
 
     const SPAN: SpanFacts = SpanFacts { entries: 3, chars: 120, from_turn: 1.0, to_turn: 2.0 };
 

@@ -2,6 +2,7 @@
 //! which it dropped (issue #27): in its event and in the summary's coverage.
 
 use super::*;
+use footprint_summarize::core::format::{CALLBACK_AUTHOR, LABEL_SEPARATOR};
 
 fn evidence_of(result: &JsValue) -> Value {
     parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")))["scoreEvidence"].clone()
@@ -65,4 +66,175 @@ async fn a_summary_that_keeps_every_detail_records_none_and_a_rolled_summarys_de
     assert_eq!(evidence["rolledSummaries"], 1, "{evidence}");
     assert_eq!(evidence["detailsFound"], 3, "{evidence}");
     assert_eq!(evidence["droppedDetails"], json!(["ZX-4471"]));
+}
+
+/// The first test's span: five details, of which the reply keeps two.
+fn span_with_five_details() -> JsValue {
+    eval(
+        r#"[
+          { id: 'a', value: { role: 'user', content: 'Zoë here: case CS-20931, I want the $429.00 refund; mail zoë@example.com.' }, source: { turn: 1 } },
+          { id: 'b', value: { role: 'assistant', content: 'RMA-7731 created; it ships March 14th.' + ' Thanks for waiting.'.repeat(20) }, source: { turn: 2 } },
+          { id: 'c', value: { role: 'user', content: 'ok' }, source: { turn: 3 } },
+        ]"#,
+    )
+}
+
+/// What the summary of `span_with_five_details` starts with.
+fn header() -> String {
+    format!("{}{LABEL_SEPARATOR}", label(1.0, 2.0, 2, CALLBACK_AUTHOR))
+}
+
+fn content_of(entry: &Value) -> String {
+    entry["value"]["content"].as_str().expect("content is a string").to_owned()
+}
+
+#[wasm_bindgen_test]
+async fn keep_details_lists_the_dropped_ones_after_the_summary_and_the_evidence_counts_them() {
+    let reply = "Refund of $429.00 approved for case CS 20931.";
+    let f = Fixture::new(
+        json!({ "reply": { "text": reply } }),
+        json!({ "triggerMinEntries": 3, "preserveRecent": 1, "keepDetails": true }),
+    );
+    let result = f.fold(&span_with_five_details(), &js(&json!({ "conversationId": "c1" }))).await;
+    let summary = parse(&to_json(&at(&get(&result, "recall"), 0)));
+    let line = "\n[exact details from these turns: zoë@example.com; RMA-7731; March 14th]";
+    assert_eq!(content_of(&summary), format!("{}{reply}{line}", header()));
+    assert_eq!(content_of(&f.field("puts")[0]["entry"]), content_of(&summary), "the store gets the same entry");
+    assert!(summary["metadata"]["summarizes"].get("droppedDetails").is_none(), "nothing is lost: {summary}");
+    let evidence = evidence_of(&result);
+    assert_eq!(evidence["detailsFound"], 5, "{evidence}");
+    assert_eq!(evidence["detailsKept"], 2);
+    assert_eq!(evidence["detailsPinned"], 3);
+    assert_eq!((evidence["droppedDetails"].clone(), evidence["droppedDetailCount"].clone()), (json!([]), json!(0)));
+    assert_eq!(evidence["summaryChars"], utf16_len(&content_of(&summary)), "summaryChars counts the line");
+}
+
+#[wasm_bindgen_test]
+async fn without_keep_details_the_summary_is_the_label_and_the_reply_and_nothing_is_pinned() {
+    let reply = "Refund of $429.00 approved for case CS 20931.";
+    let f = Fixture::new(json!({ "reply": { "text": reply } }), json!({ "triggerMinEntries": 3, "preserveRecent": 1 }));
+    let result = f.fold(&span_with_five_details(), &js(&json!({ "conversationId": "c1" }))).await;
+    let summary = parse(&to_json(&at(&get(&result, "recall"), 0)));
+    assert_eq!(content_of(&summary), format!("{}{reply}", header()));
+    assert!(evidence_of(&result).get("detailsPinned").is_none());
+}
+
+#[wasm_bindgen_test]
+async fn the_not_smaller_rule_counts_the_line_and_its_bounds_let_the_oldest_go() {
+    // A reply that leaves room for "…: RMA-7731; March 14th]" and no more.
+    let span = span_with_five_details();
+    let content = |index| get(&get(&at(&span, index), "value"), "content").as_string().unwrap();
+    let span_chars = utf16_len(&content(0)) + utf16_len(&content(1));
+    let label_chars = utf16_len(&header());
+    let line = "\n[exact details from these turns: RMA-7731; March 14th]";
+    let reply_chars = span_chars - label_chars - utf16_len(line) - 1;
+    let reply = format!("Refund of $429.00 for case CS 20931. {}", "z".repeat(reply_chars - 37));
+    assert_eq!(utf16_len(&reply), reply_chars);
+    let f = Fixture::new(
+        json!({ "reply": { "text": reply } }),
+        json!({ "triggerMinEntries": 3, "preserveRecent": 1, "keepDetails": true }),
+    );
+    let result = f.fold(&span, &js(&json!({ "conversationId": "c1" }))).await;
+    let evidence = evidence_of(&result);
+    assert_eq!(evidence["spanChars"], span_chars, "{evidence}");
+    let content = content_of(&parse(&to_json(&at(&get(&result, "recall"), 0))));
+    assert!(content.ends_with(&format!("z{line}")), "{content}");
+    assert_eq!(evidence["summaryChars"], span_chars - 1, "one unit smaller than the span: {evidence}");
+    assert_eq!(evidence["detailsPinned"], 2);
+    assert_eq!(
+        (evidence["droppedDetails"].clone(), evidence["droppedDetailCount"].clone()),
+        (json!(["zoë@example.com"]), json!(1))
+    );
+
+    // The count bound: the newest one.
+    let f = Fixture::new(
+        json!({ "reply": { "text": "Refund of $429.00 approved for case CS 20931." } }),
+        json!({ "triggerMinEntries": 3, "preserveRecent": 1, "keepDetails": { "maxDetails": 1 } }),
+    );
+    let result = f.fold(&span_with_five_details(), &js(&json!({ "conversationId": "c1" }))).await;
+    let content = content_of(&parse(&to_json(&at(&get(&result, "recall"), 0))));
+    assert!(
+        content.ends_with("approved for case CS 20931.\n[exact details from these turns: March 14th]"),
+        "{content}"
+    );
+    assert_eq!(evidence_of(&result)["droppedDetails"], json!(["zoë@example.com", "RMA-7731"]));
+}
+
+#[wasm_bindgen_test]
+async fn a_rolled_summarys_pinned_details_stay_pinned_while_the_bound_holds() {
+    let f = Fixture::new(
+        json!({ "reply": { "text": "The customer wants a refund." } }),
+        json!({ "triggerMinEntries": 3, "preserveRecent": 1, "maxSummaries": 1, "keepDetails": { "maxDetails": 4 } }),
+    );
+    let identity = js(&json!({ "conversationId": "c1" }));
+    let first = f.fold(&span_with_five_details(), &identity).await;
+    assert_eq!(evidence_of(&first)["detailsPinned"], 4);
+    assert_eq!(evidence_of(&first)["droppedDetails"], json!(["CS-20931"]), "the oldest is let go");
+
+    let recall: Array = get(&first, "recall").unchecked_into();
+    recall.push(&eval("({ id: 'd', value: { role: 'user', content: 'Tracking ZX-4471 is live.' + ' y'.repeat(400) }, source: { turn: 4 } })"));
+    recall.push(&eval("({ id: 'e', value: { role: 'user', content: 'thanks' }, source: { turn: 5 } })"));
+    let rolled = f.fold(&recall, &identity).await;
+    let evidence = evidence_of(&rolled);
+    assert_eq!(evidence["rolledSummaries"], 1, "{evidence}");
+    assert_eq!(evidence["detailsFound"], 5, "the rolled summary's four pins and the new id: {evidence}");
+    assert_eq!(evidence["detailsPinned"], 4);
+    assert_eq!(evidence["droppedDetails"], json!(["$429.00"]), "the oldest pin is let go for the newest detail");
+    let content = content_of(&parse(&to_json(&at(&get(&rolled, "recall"), 0))));
+    assert!(
+        content.ends_with("\n[exact details from these turns: zoë@example.com; RMA-7731; March 14th; ZX-4471]"),
+        "{content}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn keep_details_is_checked_at_build_and_read_once() {
+    for (config, class, says) in [
+        (
+            "({ llm: async () => 's', keepDetails: 'yes' })",
+            "TypeError",
+            "`keepDetails` must be true, false or an object",
+        ),
+        (
+            "({ llm: async () => 's', keepDetails: { maxDetail: 3 } })",
+            "TypeError",
+            "received an object with `maxDetail`",
+        ),
+        (
+            "({ llm: async () => 's', keepDetails: { maxChars: -1 } })",
+            "RangeError",
+            "`keepDetails.maxChars` must be a non-negative integer",
+        ),
+        (
+            "({ llm: async () => 's', keepDetails: { maxDetails: '3' } })",
+            "TypeError",
+            "`keepDetails.maxDetails` must be",
+        ),
+    ] {
+        let (found_class, message) = refusal(config);
+        assert_eq!(found_class, class, "{config}: {message}");
+        assert!(message.contains(says), "{config}: {message}");
+    }
+    for accepted in ["true", "false", "{}", "{ maxDetails: 10, maxChars: 300 }"] {
+        let config = format!("({{ llm: async () => 's', keepDetails: {accepted} }})");
+        assert!(api::summarize(eval(&config)).is_ok(), "{config}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_keep_details_object_changed_after_build_changes_nothing() {
+    let h = Harness::new(js(&json!({ "reply": { "text": "Refund of $429.00 approved for case CS 20931." } })));
+    let config = h.config(js(&json!({ "triggerMinEntries": 3, "preserveRecent": 1 })));
+    let bounds = eval("({ maxDetails: 1 })");
+    Reflect::set(&config, &"keepDetails".into(), &bounds).unwrap();
+    let stage = api::summarize(config).expect("valid config");
+    Reflect::set(&bounds, &"maxDetails".into(), &JsValue::from(0)).unwrap();
+    let fold: Function = get(&stage, "fold").dyn_into().unwrap();
+    let promise: Promise = fold
+        .call2(&JsValue::UNDEFINED, &span_with_five_details(), &js(&json!({ "conversationId": "c1" })))
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    let result = JsFuture::from(promise).await.unwrap();
+    assert_eq!(evidence_of(&result)["detailsPinned"], 1);
 }
