@@ -14,12 +14,14 @@
 //! content starts with the stage's label. Its label is never summary text; its lines
 //! are already `role: sentence` lines and are kept as written (no second
 //! role prefix, however often it rolls), scored like new ones, and they win
-//! ties: the oldest facts are the last to go. The half-the-input cap counts
+//! ties: the oldest facts are the last to go. Its `keepDetails` line is the
+//! stage's, not summary text, and is left out. The half-the-input cap counts
 //! only new text, so a rolling summary keeps what it had.
 
 use std::cmp::Reverse;
 use std::collections::HashSet;
 
+use super::details::{self, PIN_END, PIN_START};
 use super::format::{utf16_len, LABEL_SEPARATOR, SUMMARY_FRAME_PREFIX};
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
@@ -98,19 +100,9 @@ const PREFERENCE_WORDS: &[&str] = &[
     "switch",
 ];
 
+/// Words that date a plan without a day; a date with a day is a detail
+/// (`core::details`).
 const DATE_WORDS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may ",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "monday",
     "tuesday",
     "wednesday",
@@ -183,14 +175,18 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     kept.join("\n")
 }
 
-/// An earlier summary's own text (its lines, after the label), when
-/// `content` is a summary the stage wrote.
+/// An earlier summary's own text (its lines, after the label and without
+/// the `keepDetails` line at its end), when `content` is a summary the
+/// stage wrote. The stage writes that line, not the summarizer, and it
+/// lists again whatever details the new summary drops.
 fn earlier_summary_text(content: &str) -> Option<&str> {
     if !content.starts_with(SUMMARY_FRAME_PREFIX) {
         return None;
     }
     let end = format!("]{LABEL_SEPARATOR}");
-    content.find(&end).and_then(|at| content.get(at + end.len()..))
+    let text = content.find(&end).and_then(|at| content.get(at + end.len()..))?;
+    let pinned = text.rfind(PIN_START).filter(|_| text.ends_with(PIN_END));
+    Some(pinned.map_or(text, |at| &text[..at]))
 }
 
 struct Candidate {
@@ -241,9 +237,9 @@ fn score(sentence: &str) -> u32 {
     if has_digit {
         score += 3;
     }
-    if sentence.contains(['$', '€', '£', '¥', '₹', '%', '#', '@']) {
-        score += 2;
-    }
+    // The exact details a summary is audited for (amounts, ids, emails,
+    // dates…) weigh most: a sentence that carries them is the one to keep.
+    score += 4 * details::find(sentence).len().min(3) as u32;
     for words in [DATE_WORDS, COMMITMENT_WORDS, PREFERENCE_WORDS] {
         if words.iter().any(|w| lower.contains(w)) {
             score += 2;
@@ -372,6 +368,24 @@ mod tests {
         // A short new span does not halve what the summary already held.
         let tiny = vec![Message { role: "system", content: &old }, Message { role: "user", content: "Ok." }];
         assert_eq!(summarize(&tiny, DEFAULT_MAX_CHARS), "user: Ship it to 12 Oak Street.");
+    }
+
+    #[test]
+    fn sentences_that_carry_exact_details_win_the_budget() {
+        let preference = "I would rather switch plans and confirm the delivery on Monday with Anna Smith.";
+        let messages = vec![
+            Message { role: "user", content: "Ticket ZX-4471 and RMA-7731." },
+            Message { role: "user", content: preference },
+        ];
+        let one_line = utf16_len(&format!("user: {preference}"));
+        assert_eq!(summarize(&messages, one_line), "user: Ticket ZX-4471 and RMA-7731.");
+    }
+
+    #[test]
+    fn an_earlier_summarys_keep_details_line_is_left_out() {
+        let old = earlier("user: Ship it to 12 Oak Street.\n[exact details from these turns: CS-20931; $42.50]");
+        let messages = vec![Message { role: "system", content: &old }, Message { role: "user", content: "Ok." }];
+        assert_eq!(summarize(&messages, DEFAULT_MAX_CHARS), "user: Ship it to 12 Oak Street.");
     }
 
     #[test]
