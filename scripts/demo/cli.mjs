@@ -52,6 +52,9 @@ Options:
   --max-summaries N keep at most N summaries in recall: a fold that would leave
                     more rolls the oldest into the new one, in the same call,
                     so recall reaches turn 1 with one summary (default: no bound)
+  --keep-details    each summary ends with a line listing the exact details
+                    (order numbers, amounts, emails, dates…) its text dropped
+                    (the stage's keepDetails option)
   --json            one JSON record per turn on stdout and nothing else there
                     (the summary table goes to stderr)
   --llm NAME        the summarizer: extractive (default; offline, deterministic,
@@ -96,6 +99,9 @@ Each turn prints:
   paid calls  summarizer calls so far this run that returned a summary: what a
               hosted model bills (extractive is free; the count shows what a
               model would have cost)
+  details     per fold: the span's exact details (order numbers, amounts,
+              ids, emails, phones, dates…) the summary holds, of those found;
+              "N listed" counts the ones only the --keep-details line holds
   saved       verbatim minus recall characters, where verbatim = the ${SETTINGS.loadLimit} newest
               ORIGINAL messages through the same budget picker: exactly what
               this pipeline would send with no summarize stage
@@ -118,6 +124,7 @@ function parseOptions(argv) {
         db: { type: 'string' },
         reset: { type: 'boolean' },
         'max-summaries': { type: 'string' },
+        'keep-details': { type: 'boolean' },
         json: { type: 'boolean' },
         llm: { type: 'string' },
         'base-url': { type: 'string' },
@@ -165,6 +172,7 @@ function parseOptions(argv) {
     claims: values.processes !== undefined && !(values['no-claims'] ?? false),
     leaseMs: values['lease-ms'] === undefined ? undefined : positiveInteger('--lease-ms', values['lease-ms']),
     maxSummaries: values['max-summaries'] === undefined ? undefined : positiveInteger('--max-summaries', values['max-summaries']),
+    keepDetails: values['keep-details'] ?? false,
     json: values.json ?? false,
     llm,
     baseUrl: (values['base-url'] ?? 'https://api.openai.com/v1').trim().replace(/\/+$/, ''),
@@ -260,7 +268,12 @@ const percent = (part, whole) => (whole === 0 ? 0 : Math.round((part / whole) * 
 function turnNote(turnRecord) {
   if (turnRecord.folded.length > 0) {
     return turnRecord.folded
-      .map(({ fromTurn, toTurn, entryCount, summaryChars }) => `folded turns ${fromTurn}–${toTurn} (${entryCount} msgs → ${number(summaryChars)} chars)`)
+      .map(
+        ({ fromTurn, toTurn, entryCount, summaryChars, details }) =>
+          `folded turns ${fromTurn}–${toTurn} (${entryCount} msgs → ${number(summaryChars)} chars; ` +
+          `details ${details.kept + details.pinned} of ${details.found} kept${details.pinned ? `, ${details.pinned} listed` : ''}` +
+          `${details.dropped.length ? `, lost ${details.dropped.slice(0, 3).join(', ')}${details.droppedCount > 3 ? ', …' : ''}` : ''})`,
+      )
       .join('; ');
   }
   if (turnRecord.summarizerFailed) return 'summarizer failed — recall served verbatim';
@@ -368,6 +381,9 @@ async function main(argv) {
       repaidEarlierIds: 0,
       inputTokens: 0,
       outputTokens: 0,
+      detailsFound: 0,
+      detailsKept: 0,
+      detailsListed: 0,
     };
     const summariesLoadedFromEarlierRuns = new Set();
     let failureReported = false;
@@ -386,6 +402,11 @@ async function main(argv) {
       const fromEarlierRuns = observed.storedSummaryIds.filter((id) => earlierSummaryIds.has(id));
       fromEarlierRuns.forEach((id) => summariesLoadedFromEarlierRuns.add(id));
       totals.folds += observed.folds.length;
+      for (const { details } of observed.folds) {
+        totals.detailsFound += details.found;
+        totals.detailsKept += details.kept;
+        totals.detailsListed += details.pinned;
+      }
       if (observed.failureCause !== undefined) totals.failedCalls += 1;
       totals.repaidEarlierIds += observed.folds
         .flatMap(({ coverage }) => coverage.coveredIds)
@@ -419,12 +440,13 @@ async function main(argv) {
         callAvoidedByWriteBack,
         summarizerFailed: observed.failureCause !== undefined,
         summaryRefused: observed.refused,
-        folded: observed.folds.map(({ id, coverage, usage }) => ({
+        folded: observed.folds.map(({ id, coverage, usage, details }) => ({
           id,
           fromTurn: coverage.fromTurn,
           toTurn: coverage.toTurn,
           entryCount: coverage.entryCount,
           summaryChars: result.recall.find((entry) => entry.id === id).value.content.length,
+          details,
           ...(usage === undefined ? {} : { usage }),
         })),
         storedSummariesInRecall: observed.storedSummaryIds,
@@ -453,6 +475,11 @@ async function main(argv) {
       [
         'calls avoided by write-back',
         `${totals.callsAvoided} ${totals.callsAvoided === 1 ? 'turn' : 'turns'} used a stored summary and made no call`,
+      ],
+      [
+        'exact details kept by folds',
+        `${totals.detailsKept + totals.detailsListed} of ${totals.detailsFound} (${percent(totals.detailsKept + totals.detailsListed, totals.detailsFound)}%)` +
+          (options.keepDetails ? `; ${totals.detailsListed} of them on the keepDetails line` : '; --keep-details keeps the rest'),
       ],
       ['chars sent (recall)', number(totals.recallChars)],
       ['chars verbatim', number(totals.verbatimChars)],

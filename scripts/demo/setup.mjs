@@ -88,15 +88,26 @@ export function readTurn(result) {
     events,
     folds: summariesInRecall
       .filter((entry) => newSummaryIds.has(entry.id))
-      .map((entry) => ({ id: entry.id, coverage: entry.metadata.summarizes, usage: eventUsage(events, entry.id) })),
+      .map((entry) => ({ id: entry.id, coverage: entry.metadata.summarizes, ...foldEvidence(events, entry.id) })),
     storedSummaryIds: summariesInRecall.filter((entry) => !newSummaryIds.has(entry.id)).map((entry) => entry.id),
     failureCause: failure ? (/Cause: (.*)$/s.exec(failure.reason)?.[1] ?? failure.reason) : undefined,
     refused: events.some((payload) => payload.reason.includes('replacement-not-smaller') && payload.scoreEvidence?.summarizerCalled),
   };
 }
 
-function eventUsage(events, summaryId) {
-  return events.find((payload) => payload.addedIds.includes(summaryId))?.scoreEvidence?.usage;
+/** What the fold that wrote `summaryId` reported: its usage and its details audit. */
+function foldEvidence(events, summaryId) {
+  const evidence = events.find((payload) => payload.addedIds.includes(summaryId))?.scoreEvidence ?? {};
+  return {
+    usage: evidence.usage,
+    details: {
+      found: evidence.detailsFound ?? 0,
+      kept: evidence.detailsKept ?? 0,
+      pinned: evidence.detailsPinned ?? 0,
+      dropped: evidence.droppedDetails ?? [],
+      droppedCount: evidence.droppedDetailCount ?? 0,
+    },
+  };
 }
 
 /**
@@ -138,6 +149,7 @@ function stageConfig({ options, summarizer, store, clock }) {
     minFoldEntries: SETTINGS.minFoldEntries,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.maxSummaries === undefined ? {} : { maxSummaries: options.maxSummaries }),
+    ...(options.keepDetails ? { keepDetails: true } : {}),
     ...(options.claims ? { claims: true, ...(options.leaseMs === undefined ? {} : { claimLeaseMs: options.leaseMs }) } : {}),
     now: clock,
   };

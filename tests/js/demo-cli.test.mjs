@@ -565,3 +565,39 @@ test('--max-summaries 1: over 200 turns recall holds one summary that reaches tu
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--max-summaries must be a positive integer; got "0"/);
 });
+
+test('--keep-details: every fold says what its summary kept, and the line keeps what the text dropped', { timeout: 120_000 }, async () => {
+  const plainRun = await runOk(['--json', '--turns', '60', '--db', freshDbPath()]);
+  const keptRun = await runOk(['--json', '--turns', '60', '--keep-details', '--db', freshDbPath()]);
+  const totals = (records) => {
+    const folds = records.flatMap((record) => record.folded);
+    for (const { details } of folds) {
+      assert.equal(details.kept + details.pinned + details.droppedCount, details.found, JSON.stringify(details));
+    }
+    const sum = (key) => folds.reduce((total, fold) => total + fold.details[key], 0);
+    return { found: sum('found'), kept: sum('kept'), pinned: sum('pinned'), dropped: sum('droppedCount') };
+  };
+  const plain = totals(jsonRecords(plainRun.stdout));
+  assert.equal(plain.pinned, 0);
+  assert.ok(plain.dropped > 0, 'extractive alone drops some of the scripted details');
+  assert.equal(
+    tableRows(plainRun.stderr).get('exact details kept by folds'),
+    `${plain.kept} of ${plain.found} (${Math.round((100 * plain.kept) / plain.found)}%); --keep-details keeps the rest`,
+  );
+
+  const keptRecords = jsonRecords(keptRun.stdout);
+  const kept = totals(keptRecords);
+  assert.equal(kept.dropped, 0, 'the default bounds hold every detail of this conversation');
+  assert.ok(kept.pinned > 0);
+  assert.equal(
+    tableRows(keptRun.stderr).get('exact details kept by folds'),
+    `${kept.found} of ${kept.found} (100%); ${kept.pinned} of them on the keepDetails line`,
+  );
+  const dbPath = freshDbPath();
+  await runOk(['--turns', '60', '--keep-details', '--db', dbPath]);
+  const { summaries } = readDatabase(dbPath);
+  const listed = summaries.filter((entry) => entry.value.content.includes('\n[exact details from these turns: '));
+  assert.ok(listed.length > 0, 'summaries end with the line');
+  for (const entry of listed) assert.match(entry.value.content, /\n\[exact details from these turns: [^\n]+\]$/);
+  assert.match((await runOk(['--help'])).stdout, /--keep-details/);
+});
