@@ -103,6 +103,7 @@ export async function startPlayground({ api, notify, clearNotice }) {
       maxSummaries: numberSetting('maxSummaries'),
       summaryTier: field('summaryTier').value,
       timeoutMs: numberSetting('timeoutMs'),
+      keepDetails: field('keepDetails').checked || undefined,
     };
     return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   }

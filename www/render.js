@@ -61,6 +61,9 @@ function summaryCard(entry, api) {
       el('span', { class: 'muted' }, `${entry.id} · tier ${entry.tier} · ${chars(entry.value.content.length)}`),
     ),
     el('p', { class: 'entry-content' }, entry.value.content),
+    coverage.droppedDetails?.length
+      ? el('p', { class: 'lost-details' }, `Lost details: ${coverage.droppedDetails.join(', ')}`)
+      : null,
   );
 }
 
@@ -173,6 +176,7 @@ function eventItem(turn, event) {
       el('span', { class: 'muted' }, event.type),
     ),
     el('p', { class: 'event-reason' }, payload.reason ?? '(no reason)'),
+    kind === 'fold' ? foldDetails(evidence) : null,
     el(
       'dl',
       { class: 'event-facts' },
@@ -181,6 +185,26 @@ function eventItem(turn, event) {
       fact('added', idList(payload.addedIds)),
       Object.entries(evidence).map(([key, value]) => fact(key, formatEvidence(value))),
     ),
+  );
+}
+
+/** What a fold's summary kept of its span's exact details, and what it dropped. */
+function foldDetails(evidence) {
+  const { detailsFound: found = 0, detailsKept: kept = 0, detailsPinned: pinned, droppedDetails: dropped = [] } = evidence;
+  const droppedCount = evidence.droppedDetailCount ?? dropped.length;
+  const listed = pinned === undefined ? '' : `, ${pinned} on the keepDetails line`;
+  const more = droppedCount > dropped.length ? ` and ${droppedCount - dropped.length} more` : '';
+  return el(
+    'div',
+    {
+      class: 'fold-details',
+      'data-found': found,
+      'data-kept': kept,
+      'data-pinned': pinned ?? 0,
+      'data-dropped': droppedCount,
+    },
+    el('p', {}, `Exact details: ${kept + (pinned ?? 0)} of ${found} kept by the summary${listed}.`),
+    el('p', { class: droppedCount ? 'lost-details' : 'muted' }, droppedCount ? `Dropped: ${dropped.join(', ')}${more}.` : 'Dropped: none.'),
   );
 }
 

@@ -392,3 +392,55 @@ test('maxSummaries 1 in the playground keeps one summary that reaches turn 1, an
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('each fold shows which exact details its summary kept and dropped, and keepDetails keeps them', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPlayground({ width: 1280, height: 800 });
+  await setField(page, '#trigger-min-entries', SETTINGS.triggerMinEntries);
+  await setField(page, '#preserve-recent', SETTINGS.preserveRecent);
+  await setField(page, '#min-fold-entries', SETTINGS.minFoldEntries);
+  await setField(page, '#load-count', SETTINGS.loadCount);
+  const play = async () => {
+    for (let turn = 1; turn <= TURNS_TO_PLAY; turn += 1) {
+      await page.locator('#step-turn').click();
+      await waitForTurn(page, turn);
+    }
+    return page.locator('#event-log .event-fold').evaluateAll((items) =>
+      items.map((item) => {
+        const details = item.querySelector('.fold-details');
+        const facts = Object.fromEntries(
+          [...item.querySelectorAll('.event-facts .fact')].map((fact) => [fact.querySelector('dt').textContent, fact.querySelector('dd').textContent]),
+        );
+        return { ...Object.fromEntries(Object.entries(details.dataset).map(([key, value]) => [key, Number(value)])), text: details.textContent, facts };
+      }),
+    );
+  };
+  const plain = await play();
+  assert.ok(plain.length >= 2);
+  for (const fold of plain) {
+    assert.equal(fold.found, Number(fold.facts.detailsFound), JSON.stringify(fold));
+    assert.equal(fold.kept, Number(fold.facts.detailsKept));
+    assert.equal(fold.pinned, 0);
+    assert.equal(fold.found, fold.kept + fold.dropped);
+    assert.match(fold.text, new RegExp(`^Exact details: ${fold.kept} of ${fold.found} kept by the summary\\.`));
+    for (const detail of JSON.parse(fold.facts.droppedDetails)) assert.ok(fold.text.includes(detail), `${detail} is shown dropped: ${fold.text}`);
+  }
+  const lost = plain.reduce((sum, fold) => sum + fold.dropped, 0);
+  assert.ok(lost > 0, 'extractive drops some details of the sample');
+  assert.ok((await page.locator('#recall .entry-summary .lost-details').count()) > 0, 'a summary card names what it lost');
+
+  await page.locator('#keep-details').check();
+  await waitForTurn(page, 0);
+  const kept = await play();
+  assert.deepEqual(kept.map((fold) => fold.found), plain.map((fold) => fold.found), 'the same folds find the same details');
+  for (const fold of kept) {
+    assert.equal(fold.found, fold.kept + fold.pinned + fold.dropped, JSON.stringify(fold));
+    assert.equal(fold.pinned, Number(fold.facts.detailsPinned));
+  }
+  assert.equal(kept.reduce((sum, fold) => sum + fold.dropped, 0), 0, 'the default bounds hold every dropped detail');
+  assert.ok(kept.some((fold) => fold.pinned > 0 && fold.text.includes(`, ${fold.pinned} on the keepDetails line`)));
+  const cards = await page.locator('#recall .entry-summary .entry-content').allTextContents();
+  assert.ok(cards.some((text) => /\n\[exact details from these turns: [^\n]+\]$/.test(text)), cards.join('\n---\n'));
+  assert.equal(await page.locator('#recall .entry-summary .lost-details').count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
