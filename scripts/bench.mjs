@@ -440,22 +440,25 @@ function renderMarkdown(report) {
 
   if (report.long) {
     const { settings, checkpoints, rows } = report.long;
+    const plainMean = rows.find((row) => row.variant === 'plain window')?.chars.mean;
     out.push(
       '',
       '### Long conversation',
       '',
       `${settings.turns} turns, a fact planted every 20 turns; loadRecent window ${settings.window}, triggerMinEntries ${settings.triggerMinEntries}, ` +
-        `preserveRecent ${settings.preserveRecent}, minFoldEntries ${settings.minFoldEntries}; extractive with maxChars ${settings.maxChars}. Subject only.`,
+        `preserveRecent ${settings.preserveRecent}, minFoldEntries ${settings.minFoldEntries}; extractive with maxChars ${settings.maxChars} ` +
+          '(0 for the empty summary). Each planted fact is one exact detail; it is kept while recall holds it as written. Subject only.',
       '',
     );
     out.push(
       table(
-        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', 'p95', 'max', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', '÷ plain window', 'p95', 'max', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
         rows.map((row) => [
           row.variant,
           fixed(row.callsPer100Turns, 1),
           `${fixed(100 * row.refusedShare, 0)}%`,
           fixed(row.chars.mean, 0),
+          plainMean ? `${fixed((100 * row.chars.mean) / plainMean, 0)}%` : '—',
           row.chars.p95,
           row.chars.max,
           `${fixed(row.chars.lastTenth / row.chars.firstTenthAfterFold, 2)}×`,

@@ -3,7 +3,10 @@
 // pipeline as agentfootprint wires it (loadRecent → summarize → what is
 // sent), with the offline `extractive` summarizer. It measures what users
 // feel first: paid calls, characters sent to the main model every turn, how
-// far back recall reaches, and whether planted facts survive.
+// far back recall reaches, and whether planted facts survive. Each fact is
+// one exact detail of a kind the stage audits (an order id, an amount, an
+// email, a phone number, a date, a time, a URL, a path, a percentage, a
+// quantity), and it survives when recall still holds it as written.
 
 export const LONG_SETTINGS = Object.freeze({ turns: 1000, window: 24, triggerMinEntries: 12, preserveRecent: 4, minFoldEntries: 4, maxChars: 600 });
 export const CHECKPOINTS = [100, 250, 500, 1000];
@@ -12,8 +15,13 @@ const FACT_EVERY = 20;
 export const VARIANTS = [
   { name: 'plain window', stage: null },
   { name: 'default stage', stage: {} },
+  { name: 'default stage, keepDetails', stage: { keepDetails: true } },
   { name: 'maxSummaries: 1', stage: { maxSummaries: 1 } },
+  { name: 'maxSummaries: 1, keepDetails', stage: { maxSummaries: 1, keepDetails: true } },
   { name: 'maxSummaries: 3', stage: { maxSummaries: 3 } },
+  // The floor of chars sent with one rolling summary: its label and the
+  // verbatim tail, with a summarizer that writes nothing.
+  { name: 'maxSummaries: 1, empty summary', stage: { maxSummaries: 1 }, extractiveMaxChars: 0 },
 ];
 
 const CHATTER = [
@@ -27,11 +35,32 @@ const CHATTER = [
   ['assistant', 'You will get a text message about an hour before arrival.'],
 ];
 
+/** The k-th planted fact's sentence, by kind; `detail` is what must survive, as written. */
+const FACT_KINDS = [
+  (k) => ({ detail: `#NW-${48200 + k}`, text: (d) => `my order number is ${d}` }),
+  (k) => ({ detail: `$${k}9.50`, text: (d) => `the refund comes to ${d}` }),
+  (k) => ({ detail: `maya${k}@example.com`, text: (d) => `write to me at ${d}` }),
+  (k) => ({ detail: `+1 503-555-${1000 + k}`, text: (d) => `call me on ${d}` }),
+  (k) => ({ detail: `March ${1 + (k % 28)}, ${2026 + Math.floor(k / 28)}`, text: (d) => `the visit is booked for ${d}` }),
+  (k) => ({ detail: `https://example.com/cases/${k}`, text: (d) => `the case page is ${d}` }),
+  (k) => ({ detail: `/var/log/sync-${k}.log`, text: (d) => `the error is in ${d}` }),
+  (k) => ({ detail: `${k + 10}%`, text: (d) => `the discount was ${d}` }),
+  (k) => ({ detail: `${k}.5 kg`, text: (d) => `the parcel weighs ${d}` }),
+  (k) => ({ detail: `10:${String(k).padStart(2, '0')}`, text: (d) => `the courier comes at ${d}` }),
+];
+
 /** The fact planted at turn `t` (every FACT_EVERY turns), or undefined. */
 export function plantedFact(turn) {
   if (turn % FACT_EVERY !== 1) return undefined;
   const k = (turn - 1) / FACT_EVERY + 1;
-  return { marker: `FACT-${String(k).padStart(3, '0')}`, text: `Please note FACT-${String(k).padStart(3, '0')}: my reference number #${4400 + k} must be quoted on order ${k * 7}.` };
+  const { detail, text } = FACT_KINDS[(k - 1) % FACT_KINDS.length](k);
+  return { detail, text: `Please note: ${text(detail)}.` };
+}
+
+/** Whether `text` holds `detail` as written, not as part of a longer one (`1.5 kg` in `11.5 kg`). */
+function holds(text, detail) {
+  const escaped = detail.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.])${escaped}(?![\\w])`).test(text);
 }
 
 function messagesOf(turn) {
@@ -51,7 +80,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
   const store = [];
   let clock = 1_700_000_000_000;
   let calls = 0;
-  const summarizer = api.extractive({ maxChars: settings.maxChars });
+  const summarizer = api.extractive({ maxChars: variant.extractiveMaxChars ?? settings.maxChars });
   const llm = async (messages) => {
     calls++;
     return summarizer(messages);
@@ -105,7 +134,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
         const fact = plantedFact(t);
         if (!fact) continue;
         planted++;
-        if (text.includes(fact.marker)) kept++;
+        if (holds(text, fact.detail)) kept++;
       }
       checkpoints.push({ turn, planted, kept, oldestReached });
     }
