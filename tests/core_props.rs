@@ -5,6 +5,7 @@
 
 use footprint_summarize::core::config::{Shape, StageConfig};
 use footprint_summarize::core::decision::{plan, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
+use footprint_summarize::core::details;
 use footprint_summarize::core::events::{Caller, ClaimState, WriteBack};
 use footprint_summarize::core::recall::{partition, EntryFacts, SummaryFacts};
 use proptest::prelude::*;
@@ -252,5 +253,88 @@ proptest! {
         prop_assume!(x.is_finite());
         let text = js_number_to_string(x);
         prop_assert_eq!(text.replace("e+", "e").parse::<f64>().unwrap(), if x == 0.0 { 0.0 } else { x }, "{}", text);
+    }
+}
+
+/// The randomized JS suite's text pieces (tests/js/randomized/scenario.mjs)
+/// that carry no exact detail: prose, accents, CJK, emoji, RTL, controls.
+const PROSE_PIECES: &[&str] = &[
+    "refund",
+    "Alice",
+    "ok",
+    "yes,",
+    "no.",
+    "the",
+    "plan",
+    "we",
+    "agreed",
+    "café",
+    "naïve",
+    "Zürich",
+    "São Paulo",
+    "e\u{301}",
+    "Ångström",
+    "piñata",
+    "Œuvre",
+    "漢字",
+    "日本語のテキスト",
+    "한국어",
+    "中文摘要",
+    "ｆｕｌｌｗｉｄｔｈ",
+    "😀",
+    "𝄞",
+    "🚀",
+    "𠜎",
+    "🇯🇵",
+    "🤖",
+    "👨‍👩‍👧‍👦",
+    "🧑🏽‍🚀",
+    "🏳️‍🌈",
+    "👩‍💻",
+    "❤️",
+    "שלום",
+    "مرحبا",
+    "\u{200b}",
+    "\u{a0}",
+    "\n",
+    "\t",
+    "\u{2028}",
+    "\u{0}",
+    "—",
+    "–",
+    "\"quoted\"",
+    "back\\slash",
+    "{\"json\":1}",
+];
+/// Its pieces that do carry one, as the audit writes them.
+const DETAIL_PIECES: &[&str] = &["order #4411", "paid $42.50", "on 2024-03-01"];
+
+fn prose() -> impl Strategy<Value = Vec<&'static str>> {
+    prop::collection::vec(prop::sample::select(PROSE_PIECES), 0..80)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn prose_has_no_details_and_planted_ones_are_all_found(
+        pieces in prose(),
+        joiner in prop::sample::select(&[" ", "", "\n"][..]),
+        planted in prop::collection::vec((prop::sample::select(DETAIL_PIECES), any::<prop::sample::Index>()), 0..4),
+    ) {
+        let text = pieces.join(joiner);
+        prop_assert_eq!(details::find(&text), Vec::<String>::new(), "{:?}", text);
+        let mut with_details: Vec<&str> = pieces.clone();
+        for (piece, at) in &planted {
+            with_details.insert(at.index(with_details.len() + 1), piece);
+        }
+        let text = with_details.join(" ");
+        let found = details::find(&text);
+        let expected: Vec<String> = with_details
+            .iter()
+            .filter(|piece| DETAIL_PIECES.contains(piece))
+            .map(|piece| piece.split_once(' ').unwrap().1.to_owned())
+            .collect();
+        prop_assert_eq!(found, expected, "{:?}", text);
     }
 }
