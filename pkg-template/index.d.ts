@@ -257,6 +257,16 @@ export interface SummarizeEvidence {
   readonly detailsPinned?: number;
   readonly droppedDetails?: readonly string[];
   readonly droppedDetailCount?: number;
+  /**
+   * When the stage counts tokens (`countTokens`, `triggerMinTokens` or
+   * `preserveRecentTokens`), all by the same counter: recall as loaded and
+   * as the fold leaves it, the span, and the summary. A provider's `usage`
+   * stays as the provider reported it.
+   */
+  readonly recallTokensBefore?: number;
+  readonly recallTokensAfter?: number;
+  readonly spanTokens?: number;
+  readonly summaryTokens?: number;
 }
 
 /** Payload of `agentfootprint.memory.strategy_applied`, keys in this order. */
@@ -345,6 +355,30 @@ export interface SummarizeConfig {
    * entry count: pasted documents reach a size limit long before a count.
    */
   readonly triggerMinChars?: number;
+  /**
+   * Beyond the original: your pipeline's token counter (agentfootprint's
+   * `TokenCounter`), shared with `pickByBudget`, so both stages count alike.
+   * Called at most once per entry text per visit, and once on a new
+   * summary. A counter that throws or returns anything but a finite,
+   * non-negative number makes the visit an `invalid-input` event: recall
+   * verbatim, nothing written. Without it, a token option counts
+   * `Math.ceil(text.length / 4)`, agentfootprint's approximate counter
+   * (which under-counts CJK text; pass a real tokenizer for that).
+   */
+  readonly countTokens?: (text: string) => number;
+  /**
+   * Beyond the original: also consider a fold once the raw recall (raw
+   * entries no summary covers) holds this many tokens, whatever the entry
+   * count.
+   */
+  readonly triggerMinTokens?: number;
+  /**
+   * Beyond the original: the verbatim tail in tokens. The newest whole turns
+   * are kept until they hold at least this many tokens, and no more turns
+   * than that needs; a turn is never split. Replaces `preserveRecent`: the
+   * two are refused together.
+   */
+  readonly preserveRecentTokens?: number;
   /**
    * Override the summarizer instruction ("preserve every refund-related
    * number"). Only the instruction is yours: the transcript delimiters and the

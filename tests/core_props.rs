@@ -3,7 +3,7 @@
 //! the kept entries, and the seam never splits a turn.
 #![cfg(not(target_arch = "wasm32"))]
 
-use footprint_summarize::core::config::{Shape, StageConfig};
+use footprint_summarize::core::config::{Shape, StageConfig, TokenOptions};
 use footprint_summarize::core::decision::{plan, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
 use footprint_summarize::core::details;
 use footprint_summarize::core::events::{Caller, ClaimState, WriteBack};
@@ -62,6 +62,7 @@ fn recall() -> impl Strategy<Value = Recall> {
                     turn: has_turn.then_some(turn),
                     updated_at: Some(k as f64),
                     content_units: chars,
+                    tokens: chars.div_ceil(4) as f64,
                     summary: None,
                     covered: false,
                     claim: false,
@@ -88,14 +89,19 @@ fn recall() -> impl Strategy<Value = Recall> {
 }
 
 fn config() -> impl Strategy<Value = StageConfig> {
-    (0usize..30, 0usize..10, 0usize..6, prop::option::of(1usize..4), prop::option::of(0usize..3000)).prop_map(
-        |(trigger, preserve, min_fold, max_summaries, trigger_min_chars)| {
+    let tokens = prop::option::of((prop::option::of(0u32..800), prop::option::of(0u32..400)));
+    (0usize..30, 0usize..10, 0usize..6, prop::option::of(1usize..4), prop::option::of(0usize..3000), tokens).prop_map(
+        |(trigger, preserve, min_fold, max_summaries, trigger_min_chars, tokens)| {
             let mut config = StageConfig::new(Shape::Callback);
             config.trigger_min_entries = trigger;
             config.preserve_recent = preserve;
             config.min_fold_entries = min_fold;
             config.max_summaries = max_summaries;
             config.trigger_min_chars = trigger_min_chars;
+            config.tokens = tokens.map(|(trigger_min, preserve_recent)| TokenOptions {
+                trigger_min: trigger_min.map(f64::from),
+                preserve_recent: preserve_recent.map(f64::from),
+            });
             config
         },
     )
@@ -235,6 +241,17 @@ proptest! {
             if let (Some(&last), Some(&first_kept)) = (span.last(), raw.get(span.len())) {
                 let (a, b) = (recall.facts[last].turn, recall.facts[first_kept].turn);
                 prop_assert!(a.is_none() || a != b, "turn {:?} split across the seam", a);
+            }
+            // preserveRecentTokens: the tail holds enough, and without its oldest turn it would not.
+            if let Some(min) = config.tokens.and_then(|tokens| tokens.preserve_recent) {
+                let tail = &raw[span.len()..];
+                let tokens = |entries: &[usize]| entries.iter().map(|&i| recall.facts[i].tokens).sum::<f64>();
+                prop_assert!(tokens(tail) >= min, "tail of {} tokens < {}", tokens(tail), min);
+                if let Some(&oldest) = tail.first() {
+                    let turn = recall.facts[oldest].turn;
+                    let same_turn = tail.iter().take_while(|&&i| turn.is_some() && recall.facts[i].turn == turn).count();
+                    prop_assert!(tokens(&tail[same_turn.max(1)..]) < min, "more turns kept than {} tokens need", min);
+                }
             }
         }
     }

@@ -9,8 +9,9 @@ use super::call;
 use super::js::{cause_of, describe, plain_copy, Callee};
 use super::stage::option;
 use crate::core::config::{
-    claim_lease_option, count_option, keep_details_option, max_summaries_option, timeout_option, trigger_chars_option,
-    ttl_option, ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
+    claim_lease_option, count_option, keep_details_option, max_summaries_option, timeout_option, token_options,
+    trigger_chars_option, ttl_option, ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS,
+    KNOWN_KEYS, SUMMARIZE_CALL,
 };
 use crate::core::details::PinBounds;
 use crate::core::format::DEFAULT_STRATEGY_ID;
@@ -156,6 +157,16 @@ fn check(copy: &Object) -> Result<(), ConfigError> {
     };
     function(Key::OnEvent, "Fix: pass `(type, payload) => void`, or omit it.")?;
     function(Key::Now, "Fix: pass `() => unixMs`, or omit it for Date.now.")?;
+    function(
+        Key::CountTokens,
+        "Fix: pass your pipeline's TokenCounter, `(text) => number`, or omit it for Math.ceil(text.length / 4).",
+    )?;
+    token_options(
+        get(Key::CountTokens).is_some(),
+        number_option(Key::TriggerMinTokens)?,
+        number_option(Key::PreserveRecentTokens)?,
+        number_option(Key::PreserveRecent)?,
+    )?;
     if let Some(keep) = get(Key::KeepDetails) {
         keep_details(&keep)?;
         // Its own copy, as the config's: later changes to the caller's object change nothing.

@@ -50,6 +50,10 @@ pub enum FlightOutcome {
         summary_chars: usize,
         usage: Option<Usage>,
     },
+    /// `countTokens` gave no count for the summary (what it gave): not used.
+    SummaryUncounted {
+        found: String,
+    },
     Folded {
         entry: JsValue,
         fold: Fold,

@@ -12,6 +12,7 @@ mod latches;
 mod output;
 mod recall;
 mod stage;
+mod tokens;
 mod visit;
 
 use std::cell::Cell;

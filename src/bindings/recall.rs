@@ -223,6 +223,7 @@ fn read_entry(entry: &JsValue) -> Result<EntryRead, Problem> {
         turn,
         updated_at,
         content_units: content.as_ref().map_or(0, |text| text.length() as usize),
+        tokens: 0.0,
         summary,
         covered: false,
         claim,

@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::config::keep_details;
-use crate::core::config::{claim_lease_option, Key, Shape, StageConfig, Tier};
+use crate::core::config::{claim_lease_option, token_options, Key, Shape, StageConfig, Tier};
 use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
 #[wasm_bindgen]
@@ -75,6 +75,8 @@ pub struct Settings {
     pub tier: Tier,
     pub on_event: Option<Function>,
     pub now: Option<Function>,
+    /// `countTokens`; without it (and with `core.tokens`), `ceil(length / 4)`.
+    pub count_tokens: Option<Function>,
     /// Claims' lease when `claims: true`; the core's numbers and shape.
     pub core: StageConfig,
 }
@@ -102,6 +104,15 @@ impl Settings {
         core.claim_lease_ms =
             claim_lease_option(claims, number(Key::ClaimLeaseMs), core.timeout_ms, store.is_some()).ok().flatten();
         core.keep_details = get(Key::KeepDetails).and_then(|keep| keep_details(&keep).ok().flatten());
+        let count_tokens: Option<Function> = get(Key::CountTokens).and_then(|f| f.dyn_into().ok());
+        core.tokens = token_options(
+            count_tokens.is_some(),
+            number(Key::TriggerMinTokens),
+            number(Key::PreserveRecentTokens),
+            number(Key::PreserveRecent),
+        )
+        .ok()
+        .flatten();
         Settings {
             llm: option(copy, Key::Llm),
             store,
@@ -116,6 +127,7 @@ impl Settings {
                 .unwrap_or(Tier::DEFAULT),
             on_event: get(Key::OnEvent).and_then(|f| f.dyn_into().ok()),
             now: get(Key::Now).and_then(|f| f.dyn_into().ok()),
+            count_tokens,
             core,
         }
     }

@@ -29,6 +29,7 @@ use super::output::{
 };
 use super::recall::{self, Recall, Unusable};
 use super::stage::{Settings, StageHandle};
+use super::tokens;
 use crate::core::config::{claim_version, Key, JOIN_WINDOW_MS};
 use crate::core::decision::{self, Candidate, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::details::{self, Audit};
@@ -128,6 +129,12 @@ fn visit(
     }
     if loaded_len == 0 {
         return Promise::resolve(&visit.deliver(Outcome::of(Settled { recall: Vec::new(), event: None })));
+    }
+    // With token budgets, every entry's content is counted once, by one counter.
+    if visit.settings.core.tokens.is_some() {
+        if let Err(spot) = tokens::count_recall(visit.settings.count_tokens.as_ref(), &mut visit.recall) {
+            return Promise::resolve(&visit.deliver(visit.invalid_input(spot)));
+        }
     }
 
     // 2–5. Partition, seam, and whether a call is worth making at all.
@@ -414,9 +421,21 @@ impl Visit {
         let mut audit = details::audit(self.span_texts.iter().map(String::as_str), &String::from(&text));
         let room = candidate.span.chars - summary_chars - 1;
         let pinned = self.settings.core.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
-        let text = text.concat(&JsValue::from_str(&pinned));
-        let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), usage, audit };
-        let entry = self.summary_entry(&candidate, &span, &text, now, held.as_ref(), &fold.audit);
+        let content = self.label(&candidate).concat(&text).concat(&JsValue::from_str(&pinned));
+        let summary_tokens = match self.settings.core.tokens {
+            Some(_) => match tokens::count(self.settings.count_tokens.as_ref(), &content) {
+                Ok(tokens) => Some(tokens),
+                Err(found) => {
+                    let outcome = FlightOutcome::SummaryUncounted { found };
+                    end_flight(flight, &outcome);
+                    let claim = self.give_up_or(&candidate, held, || claim).await;
+                    return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
+                }
+            },
+            None => None,
+        };
+        let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), summary_tokens, usage, audit };
+        let entry = self.summary_entry(&candidate, &span, content, now, held.as_ref(), &fold.audit);
         let Some(store) = self.settings.store.clone() else {
             let outcome = FlightOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
@@ -489,6 +508,11 @@ impl Visit {
             FlightOutcome::Failed { cause } => Outcome::of(candidate.failed(model, caller, &cause, claim)),
             FlightOutcome::NotSmaller { summary_chars, usage } => {
                 Outcome::of(candidate.not_smaller(summary_chars, model, usage, caller, claim))
+            }
+            FlightOutcome::SummaryUncounted { found } => {
+                let settled = candidate.invalid_summary_tokens(&found, caller, claim);
+                self.warn_about(settled.event.as_ref());
+                Outcome::of(settled)
             }
             FlightOutcome::Folded { entry, fold, write_back } => Outcome {
                 settled: candidate.folded(&fold, &write_back, model, caller, claim),
@@ -596,27 +620,32 @@ impl Visit {
         })
     }
 
+    /// The label and separator a summary's content starts with (SPEC §4 step 9).
+    fn label(&self, candidate: &Candidate) -> JsString {
+        let facts = candidate.span;
+        JsString::from(self.settings.core.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]))
+    }
+
     /// The summary entry, in SPEC §2 key order. Its coverage names the
     /// claim it was paid under, so every reader leaves the claim out.
     fn summary_entry(
         &self,
         candidate: &Candidate,
         span: &[usize],
-        text: &JsString,
+        content: JsString,
         now: f64,
         held: Option<&HeldClaim>,
         audit: &Audit,
     ) -> JsValue {
         let facts = candidate.span;
         let anchor = candidate.anchor.unwrap_or(now);
-        let label = self.settings.core.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
         let covered_ids: Array = span.iter().map(|&index| self.recall.ids[index].clone()).collect();
         if let Some(held) = held {
             covered_ids.push(&JsValue::from_str(&held.id));
         }
         to_js(&SummaryEntry {
             id: &candidate.summary_id(),
-            value: Message { role: "system", content: JsText(JsString::from(label).concat(text)) },
+            value: Message { role: "system", content: JsText(content) },
             metadata: Metadata {
                 summarizes: Coverage {
                     from_turn: facts.from_turn,

@@ -66,6 +66,19 @@ pub struct StageConfig {
     /// Beyond the original (`keepDetails`): a line after the summarizer's
     /// text lists the details it dropped, within these bounds.
     pub keep_details: Option<PinBounds>,
+    /// Beyond the original: present when the stage counts tokens
+    /// (`countTokens`, `triggerMinTokens` or `preserveRecentTokens` given).
+    pub tokens: Option<TokenOptions>,
+}
+
+/// Budgets in tokens, counted by `countTokens` (or `ceil(length / 4)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TokenOptions {
+    /// A fold is also considered once the raw recall holds this many tokens.
+    pub trigger_min: Option<f64>,
+    /// The verbatim tail: the newest whole turns until they hold at least
+    /// this many tokens (in place of `preserveRecent`).
+    pub preserve_recent: Option<f64>,
 }
 
 impl StageConfig {
@@ -82,6 +95,7 @@ impl StageConfig {
             timeout_ms: None,
             claim_lease_ms: None,
             keep_details: None,
+            tokens: None,
         }
     }
 
@@ -201,6 +215,40 @@ keys! {
     Claims => "claims",
     ClaimLeaseMs => "claimLeaseMs",
     KeepDetails => "keepDetails",
+    CountTokens => "countTokens",
+    TriggerMinTokens => "triggerMinTokens",
+    PreserveRecentTokens => "preserveRecentTokens",
+}
+
+/// The token options, checked: `Some` when the stage counts tokens. Each
+/// count is a non-negative integer; `preserveRecentTokens` replaces
+/// `preserveRecent`, so the two are refused together.
+pub fn token_options(
+    counter_given: bool,
+    trigger_min: Option<f64>,
+    preserve_recent: Option<f64>,
+    preserve_recent_entries: Option<f64>,
+) -> Result<Option<TokenOptions>, ConfigError> {
+    let tokens = |key: &str, value: Option<f64>, omit_hint: &str| {
+        value.map(|n| whole_number(SUMMARIZE_CALL, key, n, MAX_SAFE_INTEGER, omit_hint)).transpose()
+    };
+    let trigger_min = tokens(Key::TriggerMinTokens.name(), trigger_min, "omit it to trigger on entries only")?;
+    let preserve_recent =
+        tokens(Key::PreserveRecentTokens.name(), preserve_recent, "omit it to keep `preserveRecent` entries")?;
+    if let (Some(tokens), Some(entries)) = (preserve_recent, preserve_recent_entries) {
+        return Err(ConfigError {
+            class: ErrorClass::Error,
+            message: format!(
+                "{SUMMARIZE_CALL}: `preserveRecentTokens` ({}) and `preserveRecent` ({}) were both given, but \
+`preserveRecentTokens` replaces `preserveRecent`: the verbatim tail is counted in tokens or in entries, not both. \
+Fix: remove one of them.",
+                js_number_to_string(tokens),
+                js_number_to_string(entries)
+            ),
+        });
+    }
+    let counts = counter_given || trigger_min.is_some() || preserve_recent.is_some();
+    Ok(counts.then_some(TokenOptions { trigger_min, preserve_recent }))
 }
 
 /// `keepDetails: { maxDetails, maxChars }`'s keys.
@@ -499,6 +547,22 @@ mod tests {
         );
         assert!(error.message.ends_with("did you mean `preserveRecent`?"), "{}", error.message);
         assert!(ConfigError::unknown_key("zzz", "1").message.contains("`maxSummaries`"));
+    }
+
+    #[test]
+    fn token_options_are_whole_numbers_and_replace_preserve_recent() {
+        assert_eq!(token_options(false, None, None, Some(5.0)), Ok(None), "no token option: no counting");
+        assert_eq!(token_options(true, None, None, None), Ok(Some(TokenOptions::default())));
+        assert_eq!(
+            token_options(false, Some(4000.0), Some(0.0), None),
+            Ok(Some(TokenOptions { trigger_min: Some(4000.0), preserve_recent: Some(0.0) }))
+        );
+        let fraction = token_options(false, Some(1.5), None, None).unwrap_err();
+        assert_eq!(fraction.class, ErrorClass::RangeError);
+        assert!(fraction.message.contains("`triggerMinTokens` must be a non-negative integer"), "{}", fraction.message);
+        let both = token_options(false, None, Some(400.0), Some(5.0)).unwrap_err();
+        assert!(both.message.contains("`preserveRecentTokens` (400) and `preserveRecent` (5)"), "{}", both.message);
+        assert!(both.message.contains("Fix: remove one of them."));
     }
 
     #[test]

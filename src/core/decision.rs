@@ -4,14 +4,18 @@
 
 use super::config::StageConfig;
 use super::details::Audit;
-use super::events::{self, Caller, ClaimState, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, Usage, WriteBack};
+use super::events::{
+    self, Caller, ClaimState, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, TokenReport, Usage, WriteBack,
+};
 use super::format::{claim_entry_id, summary_entry_id};
-use super::recall::{seam, to_turn, EntryFacts, Partition};
+use super::recall::{seam, seam_by_tokens, to_turn, EntryFacts, Partition};
 
 /// What a fold's summary came to, as its event reports it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Fold {
     pub summary_chars: usize,
+    /// The summary's tokens, when the stage counts tokens.
+    pub summary_tokens: Option<f64>,
     pub usage: Option<Usage>,
     /// What the summary kept of the span's details.
     pub audit: Audit,
@@ -61,10 +65,23 @@ pub struct Candidate {
     /// UTF-16 length of the label and separator the summary's content starts
     /// with (`StageConfig::header`): known before any call (SPEC §8).
     label_chars: usize,
+    /// Tokens in recall as loaded, in what folds, and in what a fold keeps
+    /// beside its summary, when the stage counts tokens.
+    tokens: Option<TokenTotals>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TokenTotals {
+    before: f64,
+    span: f64,
+    kept: f64,
 }
 
 pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan {
-    let split_at = seam(facts, &part.raw, config.preserve_recent);
+    let split_at = match config.tokens.and_then(|tokens| tokens.preserve_recent) {
+        Some(min_tokens) => seam_by_tokens(facts, &part.raw, min_tokens),
+        None => seam(facts, &part.raw, config.preserve_recent),
+    };
     let min_fold = config.min_fold_entries.max(1);
     if !triggered(config, facts, &part) || split_at < min_fold {
         let left_out = part.left_out();
@@ -98,6 +115,12 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     let summary_turns = part.summaries[rolled..].iter().map(|&i| to_turn(&facts[i])).collect();
     let entries = rolled + split_at;
     let label_chars = config.label_chars(&[from_turn, to_turn_value, entries as f64]);
+    let sum_tokens = |indices: &[usize]| indices.iter().map(|&i| facts[i].tokens).sum::<f64>();
+    let tokens = config.tokens.map(|_| TokenTotals {
+        before: facts.iter().map(|f| f.tokens).sum(),
+        span: sum_tokens(rolled_indices) + sum_tokens(span_indices),
+        kept: sum_tokens(&part.summaries[rolled..]) + sum_tokens(&part.raw[split_at..]),
+    });
     Plan::Consider(Candidate {
         input_count: facts.len(),
         part,
@@ -108,16 +131,21 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         anchor,
         summary_turns,
         label_chars,
+        tokens,
     })
 }
 
-/// SPEC §4 step 5's trigger: enough entries, or (`triggerMinChars`) enough
-/// text in the raw recall, whatever the count.
+/// SPEC §4 step 5's trigger: enough entries, or (`triggerMinChars`,
+/// `triggerMinTokens`) enough text in the raw recall, whatever the count.
 fn triggered(config: &StageConfig, facts: &[EntryFacts], part: &Partition) -> bool {
     facts.len() >= config.trigger_min_entries
         || config.trigger_min_chars.is_some_and(|min| {
             part.raw.iter().fold(0usize, |sum, &i| sum.saturating_add(facts[i].content_units)) >= min
         })
+        || config
+            .tokens
+            .and_then(|tokens| tokens.trigger_min)
+            .is_some_and(|min| part.raw.iter().map(|&i| facts[i].tokens).sum::<f64>() >= min)
 }
 
 impl Candidate {
@@ -228,6 +256,11 @@ impl Candidate {
         self.decline(events::unreadable_span(self.span, what, claim))
     }
 
+    /// `countTokens` gave no count for the new summary: it is not used.
+    pub fn invalid_summary_tokens(&self, found: &str, caller: Caller, claim: &ClaimState) -> Settled {
+        self.decline(events::invalid_summary_tokens(self.span, found, caller, claim))
+    }
+
     pub fn invalid_clock(&self, found: &str) -> Settled {
         self.decline(events::invalid_clock(found))
     }
@@ -264,6 +297,12 @@ impl Candidate {
             caller,
             claim,
             audit: &fold.audit,
+            tokens: self.tokens.zip(fold.summary_tokens).map(|(totals, summary)| TokenReport {
+                recall_before: totals.before,
+                recall_after: totals.kept + summary,
+                span: totals.span,
+                summary,
+            }),
         });
         let added = Some(summary_id);
         let output = recall.len();
@@ -315,6 +354,7 @@ mod tests {
                 turn: Some((i / per_turn) as f64 + 1.0),
                 updated_at: Some(1000.0 + i as f64),
                 content_units: chars,
+                tokens: chars.div_ceil(4) as f64,
                 summary: None,
                 covered: false,
                 claim: false,
@@ -333,6 +373,31 @@ mod tests {
             Plan::Consider(candidate) => candidate,
             Plan::Settle(settled) => panic!("expected a fold to be considered, got {settled:?}"),
         }
+    }
+
+    #[test]
+    fn tokens_trigger_keep_whole_turns_and_are_reported_by_the_fold() {
+        use crate::core::config::TokenOptions;
+        // 10 turns of 2 entries, 25 tokens each: 500 tokens of raw recall.
+        let facts = conversation(10, 2, 100);
+        let mut tokens = config(100, 5);
+        tokens.tokens = Some(TokenOptions { trigger_min: Some(501.0), preserve_recent: Some(60.0) });
+        assert!(matches!(plan(&tokens, &facts, partition(&facts)), Plan::Settle(_)), "500 tokens < 501");
+        tokens.tokens = Some(TokenOptions { trigger_min: Some(500.0), preserve_recent: Some(60.0) });
+        let candidate = consider(&tokens, &facts);
+        assert_eq!(candidate.raw_span().len(), 16, "two whole turns (100 tokens) hold at least 60");
+        let fold = Fold { summary_chars: 50, summary_tokens: Some(12.5), ..Fold::default() };
+        let settled = candidate.folded(&fold, &WriteBack::Written, None, Caller::Leader, &ClaimState::Silent);
+        let Some(Event { evidence: Evidence::Folded(folded), .. }) = settled.event else { panic!() };
+        assert_eq!(
+            (folded.recall_tokens_before, folded.recall_tokens_after, folded.span_tokens, folded.summary_tokens),
+            (Some(500.0), Some(112.5), Some(400.0), Some(12.5))
+        );
+        // Without token options, nothing is counted or reported.
+        let plain = consider(&config(20, 5), &facts);
+        let settled = plain.folded(&fold, &WriteBack::Written, None, Caller::Leader, &ClaimState::Silent);
+        let Some(Event { evidence: Evidence::Folded(folded), .. }) = settled.event else { panic!() };
+        assert_eq!(folded.recall_tokens_before, None);
     }
 
     #[test]

@@ -245,6 +245,26 @@ pub struct Folded {
     pub details_pinned: Option<usize>,
     pub dropped_details: Vec<String>,
     pub dropped_detail_count: usize,
+    /// When the stage counts tokens (`countTokens` or a token option), all
+    /// by the same counter: recall as loaded and as the fold leaves it, the
+    /// span and the summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_tokens_before: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_tokens_after: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_tokens: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary_tokens: Option<f64>,
+}
+
+/// A fold's tokens, counted by the stage's counter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TokenReport {
+    pub recall_before: f64,
+    pub recall_after: f64,
+    pub span: f64,
+    pub summary: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -567,6 +587,7 @@ pub struct FoldReport<'a> {
     pub claim: &'a ClaimState,
     /// What the summary kept of the span's details.
     pub audit: &'a Audit,
+    pub tokens: Option<TokenReport>,
 }
 
 pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
@@ -608,6 +629,10 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
             details_pinned: report.audit.pinned,
             dropped_details: report.audit.listed().to_vec(),
             dropped_detail_count: report.audit.dropped.len(),
+            recall_tokens_before: report.tokens.map(|t| t.recall_before),
+            recall_tokens_after: report.tokens.map(|t| t.recall_after),
+            span_tokens: report.tokens.map(|t| t.span),
+            summary_tokens: report.tokens.map(|t| t.summary),
         }),
     )
 }
@@ -645,16 +670,24 @@ pub struct InvalidSpot {
     pub expected: String,
 }
 
+/// The field an [`InvalidSpot`] names when the configured `countTokens`
+/// gave no token count for an entry's content.
+pub const COUNTER_FIELD: &str = "countTokens";
+
+/// What a token count must be.
+pub const TOKEN_COUNT_EXPECTED: &str = "a finite, non-negative number of tokens";
+
 pub fn invalid_input(spot: &InvalidSpot) -> (String, Evidence) {
     let place = match spot.index {
         Some(index) if spot.field == "entry" => format!("loaded[{index}]"),
+        Some(index) if spot.field == COUNTER_FIELD => format!("countTokens(loaded[{index}].value.content)"),
         Some(index) => format!("loaded[{index}].{}", spot.field),
         None => spot.field.clone(),
     };
-    let fix = if spot.field == "identity" {
-        "Fix the identity the pipeline gives the stage"
-    } else {
-        "Fix whatever writes these entries to the store"
+    let fix = match spot.field.as_str() {
+        "identity" => "Fix the identity the pipeline gives the stage",
+        COUNTER_FIELD => "Fix the `countTokens` option",
+        _ => "Fix whatever writes these entries to the store",
     };
     (
         format!(
@@ -666,6 +699,26 @@ and no write this turn. {fix}",
             summarizer_called: false,
             invalid_index: spot.index,
             invalid_field: spot.field.clone(),
+        }),
+    )
+}
+
+/// An `invalid-input` decline after the call: `countTokens` gave no count
+/// for the new summary, so it is not used (nothing is written).
+pub fn invalid_summary_tokens(span: SpanFacts, found: &str, caller: Caller, claim: &ClaimState) -> (String, Evidence) {
+    (
+        format!(
+            "invalid-input: countTokens returned {found} for the summary of the span of {}{claim} (expected \
+{TOKEN_COUNT_EXPECTED}); the summary is not used: recall is served verbatim and nothing is written{}{}. Fix the \
+`countTokens` option",
+            Span(span),
+            caller.suffix(),
+            claim.release()
+        ),
+        Evidence::InvalidInput(InvalidInput {
+            summarizer_called: caller.called(),
+            invalid_index: None,
+            invalid_field: COUNTER_FIELD.to_owned(),
         }),
     )
 }
@@ -796,6 +849,7 @@ verbatim{coalesced}"
             caller,
             claim: &ClaimState::Silent,
             audit: &NO_AUDIT,
+            tokens: None,
         };
         assert_eq!(
             folded(report(&WriteBack::NoStore, Caller::Leader)).0,
@@ -825,6 +879,7 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
             caller: Caller::Leader,
             claim: &ClaimState::Silent,
             audit: &NO_AUDIT,
+            tokens: None,
         };
         assert_eq!(
             folded(report(&WriteBack::Written)).0,
@@ -921,6 +976,7 @@ call this turn"
             caller,
             claim: &ClaimState::Silent,
             audit: &NO_AUDIT,
+            tokens: None,
         };
         let cases = [
             (covered_only(2, 1, 0).1, r#"{"summarizerCalled":false}"#),

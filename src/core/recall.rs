@@ -25,6 +25,8 @@ pub struct EntryFacts {
     pub updated_at: Option<f64>,
     /// UTF-16 length of `value.content` (0 when null or absent).
     pub content_units: usize,
+    /// Tokens in `value.content`, when the stage counts tokens (else 0).
+    pub tokens: f64,
     /// Present when `metadata.summarizes` is a coverage object.
     pub summary: Option<SummaryFacts>,
     /// Another summary in this recall names this entry's id in
@@ -119,6 +121,25 @@ pub fn seam(facts: &[EntryFacts], raw: &[usize], preserve_recent: usize) -> usiz
     split_at
 }
 
+/// Where the verbatim tail starts in `raw` with `preserveRecentTokens`: the
+/// newest whole turns, until they hold at least `min_tokens` (no more turns
+/// than that needs). Entries without a turn are a turn each.
+pub fn seam_by_tokens(facts: &[EntryFacts], raw: &[usize], min_tokens: f64) -> usize {
+    let mut split_at = raw.len();
+    let mut kept = 0.0;
+    while split_at > 0 && kept < min_tokens {
+        let turn = facts[raw[split_at - 1]].turn;
+        loop {
+            split_at -= 1;
+            kept += facts[raw[split_at]].tokens;
+            if split_at == 0 || turn.is_none() || facts[raw[split_at - 1]].turn != turn {
+                break;
+            }
+        }
+    }
+    split_at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +177,25 @@ mod tests {
         assert_eq!(seam(&facts, &raw, 9), 0);
         let untimed = raw_turns(&[None, None, None]);
         assert_eq!(seam(&untimed, &[0, 1, 2], 1), 2, "undefined turns never move the seam");
+    }
+
+    #[test]
+    fn the_token_seam_keeps_whole_turns_until_they_hold_enough() {
+        let turns = [Some(1.0), Some(1.0), Some(2.0), Some(2.0), None, Some(3.0)];
+        let tokens = [5.0, 5.0, 7.0, 1.0, 2.0, 4.0];
+        let facts: Vec<EntryFacts> = turns
+            .iter()
+            .zip(tokens)
+            .map(|(&turn, tokens)| EntryFacts { turn, tokens, ..EntryFacts::default() })
+            .collect();
+        let raw: Vec<usize> = (0..facts.len()).collect();
+        assert_eq!(seam_by_tokens(&facts, &raw, 0.0), 6, "nothing to keep");
+        assert_eq!(seam_by_tokens(&facts, &raw, 4.0), 5, "turn 3 holds 4");
+        assert_eq!(seam_by_tokens(&facts, &raw, 5.0), 4, "then the turnless entry");
+        assert_eq!(seam_by_tokens(&facts, &raw, 7.0), 2, "turn 2 whole, never split");
+        assert_eq!(seam_by_tokens(&facts, &raw, 14.0), 2, "exactly enough: no more turns");
+        assert_eq!(seam_by_tokens(&facts, &raw, 14.5), 0);
+        assert_eq!(seam_by_tokens(&facts, &raw, 1e9), 0);
     }
 
     #[test]

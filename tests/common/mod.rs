@@ -10,6 +10,7 @@ mod failures;
 mod isolation;
 mod parity;
 mod rolling;
+mod tokens;
 
 use footprint_summarize::bindings as api;
 use footprint_summarize::core::format::{label_text, utf16_len, DEFAULT_SYSTEM_PROMPT, EVENT_TYPE};
