@@ -143,9 +143,13 @@ export function isSummaryEntry(entry) {
   return coverage !== null && typeof coverage === 'object' && Array.isArray(coverage.coveredIds);
 }
 
-function contentChars(entry) {
+function contentText(entry) {
   const content = entry?.value?.content;
-  return typeof content === 'string' ? content.length : 0;
+  return typeof content === 'string' ? content : '';
+}
+
+function contentChars(entry) {
+  return contentText(entry).length;
 }
 
 /** Throws unless `entry` is an object with a string id, what every store's `method` needs. */
@@ -179,17 +183,19 @@ export function isClaimEntry(entry) {
  * silently erase history — the budget is spent on them before anything else.
  * The rest of the budget keeps the NEWEST raw entries that fit, stopping at the
  * first one that does not (a contiguous recent tail, never a gap), in recall
- * order. Sizes are UTF-16 lengths of `value.content`.
+ * order. Sizes are UTF-16 lengths of `value.content`, or with `countTokens`
+ * (agentfootprint's `TokenCounter`, `(text) => number`) its tokens.
  */
-export function pickWithinBudget(entries, budgetChars) {
+export function pickWithinBudget(entries, budget, countTokens) {
+  const size = countTokens ? (entry) => countTokens(contentText(entry)) : contentChars;
   const all = Array.from(entries);
   const summaries = all.filter(isSummaryEntry);
   const raw = all.filter((entry) => !isSummaryEntry(entry));
-  let remaining = budgetChars - summaries.reduce((sum, entry) => sum + contentChars(entry), 0);
+  let remaining = budget - summaries.reduce((sum, entry) => sum + size(entry), 0);
   let firstKept = raw.length;
-  while (firstKept > 0 && contentChars(raw[firstKept - 1]) <= remaining) {
+  while (firstKept > 0 && size(raw[firstKept - 1]) <= remaining) {
     firstKept -= 1;
-    remaining -= contentChars(raw[firstKept]);
+    remaining -= size(raw[firstKept]);
   }
   return [...summaries, ...raw.slice(firstKept)];
 }
@@ -274,10 +280,15 @@ export function loadRecentStage({ store, limit }) {
   };
 }
 
-/** PickByBudget: `selected` = the part of recall that fits `budgetChars`. */
-export function pickByBudgetStage({ budgetChars }) {
+/**
+ * PickByBudget: `selected` = the part of recall that fits `budgetChars`, or
+ * with `countTokens`, `budgetTokens` tokens by that counter.
+ */
+export function pickByBudgetStage({ budgetChars, countTokens, budgetTokens }) {
   return async function pickByBudget(scope) {
-    scope.selected = pickWithinBudget(scope.loaded ?? [], budgetChars);
+    scope.selected = countTokens
+      ? pickWithinBudget(scope.loaded ?? [], budgetTokens, countTokens)
+      : pickWithinBudget(scope.loaded ?? [], budgetChars);
   };
 }
 
@@ -317,6 +328,9 @@ export function writeTurnStage({ store, clock }) {
  *        with (`{ flowChart, FlowChartExecutor }`); default: `import('footprintjs')`
  * @param {number} [options.loadLimit=20]  LoadRecent's N
  * @param {number} [options.budgetChars=8000] PickByBudget's budget
+ * @param {Function} [options.countTokens] `(text) => number`: PickByBudget
+ *        budgets `budgetTokens` tokens by this counter instead of characters
+ * @param {number} [options.budgetTokens=2000] PickByBudget's budget in tokens
  * @param {Function} [options.clock]       stamps written messages; default a
  *        monotonic clock over Date.now
  * @returns {Promise<{ chart, footprint }>} pass it to `runMemoryTurn`
@@ -327,6 +341,8 @@ export async function createMemoryPipeline({
   footprint,
   loadLimit = 20,
   budgetChars = 8000,
+  countTokens,
+  budgetTokens = 2000,
   clock = createMonotonicClock(),
 }) {
   if (typeof summarizeStage !== 'function') throw new TypeError('summarizeStage must be a function (scope) => Promise<void>');
@@ -339,7 +355,7 @@ export async function createMemoryPipeline({
     'Load the most recent memory entries of this conversation',
   )
     .addFunction('Summarize', summarizeStage, STAGE_IDS.summarize, 'Fold older entries into a summary')
-    .addFunction('PickByBudget', pickByBudgetStage({ budgetChars }), STAGE_IDS.pickByBudget, 'Keep what fits the budget')
+    .addFunction('PickByBudget', pickByBudgetStage({ budgetChars, countTokens, budgetTokens }), STAGE_IDS.pickByBudget, 'Keep what fits the budget')
     .addFunction('Format', formatStage(), STAGE_IDS.format, 'Render recall for the model')
     .addFunction('WriteTurn', writeTurnStage({ store, clock }), STAGE_IDS.writeTurn, "Append this turn's messages")
     .build();
