@@ -21,6 +21,8 @@ import {
   PACKAGE_ENTRY,
   SETTINGS,
   contentChars,
+  contentTokens,
+  loadTokenCounter,
   buildDemo,
   openStore,
   readTurn,
@@ -55,6 +57,11 @@ Options:
   --keep-details    each summary ends with a line listing the exact details
                     (order numbers, amounts, emails, dates…) its text dropped
                     (the stage's keepDetails option)
+  --tokens          budget in tokens, counted by a real tokenizer (gpt-tokenizer,
+                    o200k_base): the stage keeps the newest whole turns holding
+                    ${SETTINGS.preserveRecentTokens} tokens verbatim (preserveRecentTokens) and PickByBudget
+                    keeps ${SETTINGS.budgetTokens.toLocaleString('en-US')} tokens, with one shared counter; each turn shows
+                    the tokens sent and saved
   --json            one JSON record per turn on stdout and nothing else there
                     (the summary table goes to stderr)
   --llm NAME        the summarizer: extractive (default; offline, deterministic,
@@ -102,6 +109,8 @@ Each turn prints:
   details     per fold: the span's exact details (order numbers, amounts,
               ids, emails, phones, dates…) the summary holds, of those found;
               "N listed" counts the ones only the --keep-details line holds
+  tokens      with --tokens: the recall's tokens (o200k_base), and "saved"
+              counts tokens instead of characters
   saved       verbatim minus recall characters, where verbatim = the ${SETTINGS.loadLimit} newest
               ORIGINAL messages through the same budget picker: exactly what
               this pipeline would send with no summarize stage
@@ -125,6 +134,7 @@ function parseOptions(argv) {
         reset: { type: 'boolean' },
         'max-summaries': { type: 'string' },
         'keep-details': { type: 'boolean' },
+        tokens: { type: 'boolean' },
         json: { type: 'boolean' },
         llm: { type: 'string' },
         'base-url': { type: 'string' },
@@ -153,6 +163,7 @@ function parseOptions(argv) {
   if (values.redis !== undefined && !/^rediss?:\/\//.test(values.redis)) {
     throw new UsageError(`--redis must be a redis:// URL; got "${values.redis}"`);
   }
+  if (values.processes !== undefined && values.tokens) throw new UsageError('--tokens applies to a single run, not --processes');
   if (values.processes === undefined) {
     for (const flag of ['concurrency', 'no-claims', 'lease-ms']) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --processes only`);
@@ -173,6 +184,7 @@ function parseOptions(argv) {
     leaseMs: values['lease-ms'] === undefined ? undefined : positiveInteger('--lease-ms', values['lease-ms']),
     maxSummaries: values['max-summaries'] === undefined ? undefined : positiveInteger('--max-summaries', values['max-summaries']),
     keepDetails: values['keep-details'] ?? false,
+    tokens: values.tokens ?? false,
     json: values.json ?? false,
     llm,
     baseUrl: (values['base-url'] ?? 'https://api.openai.com/v1').trim().replace(/\/+$/, ''),
@@ -290,12 +302,16 @@ function turnNote(turnRecord) {
 }
 
 function turnLine(record) {
+  const tokens = record.recallTokens !== undefined;
   return [
     `turn ${String(record.turn).padStart(3)}`,
-    `recall ${String(record.recallEntries).padStart(2)} entries ${number(record.recallChars).padStart(6)} chars`,
+    `recall ${String(record.recallEntries).padStart(2)} entries ${number(record.recallChars).padStart(6)} chars` +
+      (tokens ? ` ${number(record.recallTokens).padStart(5)} tokens` : ''),
     `folds ${String(record.foldsSoFar).padStart(2)}`,
     `paid calls ${String(record.paidCallsSoFar).padStart(2)}`,
-    `saved ${number(record.savedChars).padStart(6)} chars (${String(percent(record.savedChars, record.verbatimChars)).padStart(2)}%)`,
+    tokens
+      ? `saved ${number(record.savedTokens).padStart(5)} tokens (${String(percent(record.savedTokens, record.verbatimTokens)).padStart(2)}%)`
+      : `saved ${number(record.savedChars).padStart(6)} chars (${String(percent(record.savedChars, record.verbatimChars)).padStart(2)}%)`,
     turnNote(record),
   ]
     .join('  ')
@@ -358,7 +374,8 @@ async function main(argv) {
     const firstTurn = (before.lastTurn ?? 0) + 1;
     const lastTurn = firstTurn + options.turns - 1;
 
-    const { summarizer, pipeline } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt });
+    const countTokens = options.tokens ? await loadTokenCounter() : undefined;
+    const { summarizer, pipeline } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt, countTokens });
 
     say(`footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on ${options.redisUrl === undefined ? 'SQLite' : 'Redis'}`);
     say(`  summarizer  ${summarizer.description}`);
@@ -370,6 +387,7 @@ async function main(argv) {
             `${before.summaries} ${before.summaries === 1 ? 'summary' : 'summaries'} from earlier runs; playing turns ${firstTurn}–${lastTurn}`,
     );
     say(`  verbatim    = the ${SETTINGS.loadLimit} newest original messages: what this pipeline sends without the stage`);
+    if (countTokens) say(`  tokens      o200k_base (gpt-tokenizer), one counter for the stage and PickByBudget`);
     say('');
 
     const totals = {
@@ -384,6 +402,8 @@ async function main(argv) {
       detailsFound: 0,
       detailsKept: 0,
       detailsListed: 0,
+      recallTokens: 0,
+      verbatimTokens: 0,
     };
     const summariesLoadedFromEarlierRuns = new Set();
     let failureReported = false;
@@ -393,7 +413,10 @@ async function main(argv) {
 
     for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
       progress.show(turn);
-      const verbatim = pickWithinBudget(await store.listRecentOriginals(IDENTITY, SETTINGS.loadLimit), SETTINGS.budgetChars);
+      const originals = await store.listRecentOriginals(IDENTITY, SETTINGS.loadLimit);
+      const verbatim = countTokens
+        ? pickWithinBudget(originals, SETTINGS.budgetTokens, countTokens)
+        : pickWithinBudget(originals, SETTINGS.budgetChars);
       const callsBefore = summarizer.counts.started;
       const result = await runMemoryTurn(pipeline, { identity: IDENTITY, turn, messages: turnMessages(turn) });
       const summarizerCalled = summarizer.counts.started > callsBefore;
@@ -424,6 +447,14 @@ async function main(argv) {
       }
       totals.recallChars += recallChars;
       totals.verbatimChars += verbatimChars;
+      const tokenCounts = countTokens && {
+        recallTokens: contentTokens(result.selected, countTokens),
+        verbatimTokens: contentTokens(verbatim, countTokens),
+      };
+      if (tokenCounts) {
+        totals.recallTokens += tokenCounts.recallTokens;
+        totals.verbatimTokens += tokenCounts.verbatimTokens;
+      }
 
       const record = {
         turn,
@@ -433,6 +464,7 @@ async function main(argv) {
         verbatimEntries: verbatim.length,
         verbatimChars,
         savedChars: verbatimChars - recallChars,
+        ...(tokenCounts ? { ...tokenCounts, savedTokens: tokenCounts.verbatimTokens - tokenCounts.recallTokens } : {}),
         foldsSoFar: totals.folds,
         paidCallsSoFar: summarizer.counts.paid,
         failedCallsSoFar: totals.failedCalls,
@@ -484,6 +516,16 @@ async function main(argv) {
       ['chars sent (recall)', number(totals.recallChars)],
       ['chars verbatim', number(totals.verbatimChars)],
       ['chars saved', `${number(saved)} (${percent(saved, totals.verbatimChars)}%)`],
+      ...(countTokens
+        ? [
+            ['tokens sent (recall, o200k_base)', number(totals.recallTokens)],
+            ['tokens verbatim', number(totals.verbatimTokens)],
+            [
+              'tokens saved',
+              `${number(totals.verbatimTokens - totals.recallTokens)} (${percent(totals.verbatimTokens - totals.recallTokens, totals.verbatimTokens)}%)`,
+            ],
+          ]
+        : []),
       ['database', storeDescription(options)],
       ['originals in the database', `${number(after.originals)} messages`],
       ['summaries in the database', String(after.summaries)],

@@ -32,7 +32,24 @@ export const SETTINGS = Object.freeze({
   minFoldEntries: 16, // fold at least 8 turns at a time
   extractiveMaxChars: 400, // the offline summary's budget
   openAiTimeoutMs: 30_000,
+  // --tokens: one o200k_base counter for the stage and PickByBudget.
+  preserveRecentTokens: 120, // the newest whole turns holding 120 tokens: 2 or 3 turns
+  budgetTokens: 2000, // as generous as budgetChars
 });
+
+/**
+ * `--tokens`: gpt-tokenizer's o200k_base counter (GPT-4o's encoding), the
+ * one the stage and PickByBudget share. A user's "<|endoftext|>" counts as
+ * text instead of throwing.
+ */
+export async function loadTokenCounter() {
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  return (text) => countTokens(text, { disallowedSpecial: new Set() });
+}
+
+/** Tokens of the entries' string contents, by `countTokens`. */
+export const contentTokens = (entries, countTokens) =>
+  entries.reduce((sum, entry) => sum + (typeof entry.value?.content === 'string' ? countTokens(entry.value.content) : 0), 0);
 
 /**
  * The `llm` for the stage, wrapped in the same shape (callback stays a
@@ -125,27 +142,28 @@ export async function openStore(options) {
  * (`newestUpdatedAt`), so recency order holds across runs even if the wall
  * clock moved backwards in between. `onCall` runs when the summarizer is called.
  */
-export async function buildDemo({ options, pkg, store, newestUpdatedAt, onCall }) {
+export async function buildDemo({ options, pkg, store, newestUpdatedAt, onCall, countTokens }) {
   const clock = createMonotonicClock(() => Math.max(Date.now(), (newestUpdatedAt ?? 0) + 1));
   const summarizer = countedSummarizer(options, pkg, { onCall });
-  const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock }));
+  const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, countTokens }));
   const pipeline = await createMemoryPipeline({
     store,
     summarizeStage: stage,
     loadLimit: SETTINGS.loadLimit,
     budgetChars: SETTINGS.budgetChars,
+    ...(countTokens ? { countTokens, budgetTokens: SETTINGS.budgetTokens } : {}),
     clock,
   });
   return { summarizer, pipeline };
 }
 
 /** The stage's config over `store` (the summarizer's own keys come from `countedSummarizer`). */
-function stageConfig({ options, summarizer, store, clock }) {
+function stageConfig({ options, summarizer, store, clock, countTokens }) {
   return {
     ...summarizer.stageConfig,
     store,
     triggerMinEntries: SETTINGS.triggerMinEntries,
-    preserveRecent: SETTINGS.preserveRecent,
+    ...(countTokens ? { countTokens, preserveRecentTokens: SETTINGS.preserveRecentTokens } : { preserveRecent: SETTINGS.preserveRecent }),
     minFoldEntries: SETTINGS.minFoldEntries,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.maxSummaries === undefined ? {} : { maxSummaries: options.maxSummaries }),

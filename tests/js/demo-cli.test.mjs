@@ -601,3 +601,34 @@ test('--keep-details: every fold says what its summary kept, and the line keeps 
   for (const entry of listed) assert.match(entry.value.content, /\n\[exact details from these turns: [^\n]+\]$/);
   assert.match((await runOk(['--help'])).stdout, /--keep-details/);
 });
+
+test('--tokens: the stage and the picker count o200k_base tokens; each turn shows the tokens sent and saved', { timeout: 120_000 }, async () => {
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  const tokensOf = (entries) => entries.reduce((sum, entry) => sum + countTokens(entry.value.content, { disallowedSpecial: new Set() }), 0);
+  const dbPath = freshDbPath();
+  const { stdout, stderr } = await runOk(['--json', '--turns', '40', '--tokens', '--db', dbPath]);
+  const records = jsonRecords(stdout);
+  const { byId } = readDatabase(dbPath);
+  let folds = 0;
+  for (const record of records) {
+    const selected = record.recallIds.map((id) => byId.get(id));
+    assert.equal(record.recallTokens, tokensOf(selected), `turn ${record.turn}`);
+    assert.equal(record.savedTokens, record.verbatimTokens - record.recallTokens);
+    if (record.folded.length === 0) continue;
+    folds += 1;
+    // The verbatim tail: whole turns holding at least 120 tokens, one turn fewer would not.
+    const tail = selected.filter((entry) => !entry.metadata?.summarizes);
+    assert.ok(tokensOf(tail) >= 120, `turn ${record.turn}: tail of ${tokensOf(tail)} tokens`);
+    assert.ok(tokensOf(tail.slice(2)) < 120, `turn ${record.turn}: more turns than 120 tokens need`);
+  }
+  assert.ok(folds >= 3, `${folds} folds`);
+  const rows = tableRows(stderr);
+  const sent = records.reduce((sum, record) => sum + record.recallTokens, 0);
+  const verbatim = records.reduce((sum, record) => sum + record.verbatimTokens, 0);
+  assert.equal(parseNumber(rows.get('tokens sent (recall, o200k_base)')), sent);
+  assert.equal(parseNumber(rows.get('tokens verbatim')), verbatim);
+  assert.ok(verbatim > sent, 'folding saves tokens');
+  const bad = await runCli(['--tokens', '--processes', '2', '--db', freshDbPath()]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--tokens applies to a single run/);
+});
