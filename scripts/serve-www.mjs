@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Serves the playground: www/ and pkg/ from this repository, side by side, so
-// the page's `../pkg/dist/index.mjs` import resolves. Loopback only, no deps.
+// the page's `../pkg/dist/index.mjs` import resolves, and gpt-tokenizer's ES
+// modules, the real tokenizer the page can count tokens with. Loopback only,
+// no deps.
 //
 //   node scripts/serve-www.mjs              → http://127.0.0.1:8787/www/
 //   node scripts/serve-www.mjs --port 9000
@@ -17,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SERVED_DIRECTORIES = ['www', 'pkg'];
+const SERVED_DIRECTORIES = ['www', 'pkg', 'node_modules/gpt-tokenizer/esm'];
 const DEFAULT_PORT = 8787;
 
 const MIME_TYPES = {
@@ -49,8 +51,8 @@ function parsePort(argv) {
 }
 
 /**
- * Maps a request path to a file under one of `directories` (top-level names
- * under `root`; null serves all of `root`), or returns undefined. The path is
+ * Maps a request path to a file under one of `directories` (paths under
+ * `root`; null serves all of `root`), or returns undefined. The path is
  * decoded, resolved, and must still lie inside the served directory after
  * symlinks are followed, so `..`, encoded `%2e%2e` and links out of the tree
  * all end as 404.
@@ -63,9 +65,10 @@ async function resolveFile(root, requestPath, directories) {
     return undefined;
   }
   if (decoded.includes('\0')) return undefined;
-  const topDirectory = directories === null ? '' : decoded.split('/')[1];
-  if (directories !== null && !directories.includes(topDirectory)) return undefined;
-  const servedRoot = await realpath(path.join(root, topDirectory)).catch(() => undefined);
+  const servedDirectory =
+    directories === null ? '' : directories.find((directory) => decoded.startsWith(`/${directory}/`) || decoded === `/${directory}`);
+  if (servedDirectory === undefined) return undefined;
+  const servedRoot = await realpath(path.join(root, servedDirectory)).catch(() => undefined);
   if (!servedRoot) return undefined;
   let candidate = path.resolve(root, `.${decoded}`);
   try {

@@ -96,9 +96,13 @@ export async function startPlayground({ api, notify, clearNotice }) {
   }
 
   function stageOptions() {
+    const preserveRecentTokens = numberSetting('preserveRecentTokens');
     const options = {
       triggerMinEntries: numberSetting('triggerMinEntries'),
-      preserveRecent: numberSetting('preserveRecent'),
+      // preserveRecentTokens replaces preserveRecent: the package refuses both.
+      preserveRecent: preserveRecentTokens === undefined ? numberSetting('preserveRecent') : undefined,
+      triggerMinTokens: numberSetting('triggerMinTokens'),
+      preserveRecentTokens,
       minFoldEntries: numberSetting('minFoldEntries'),
       maxSummaries: numberSetting('maxSummaries'),
       summaryTier: field('summaryTier').value,
@@ -136,15 +140,36 @@ export async function startPlayground({ api, notify, clearNotice }) {
     };
   }
 
-  function createSimulation() {
+  /**
+   * The token counter the settings name, shared by the stage (`countTokens`)
+   * and the page's own counts; undefined for characters only. gpt-tokenizer
+   * is imported on first use (its o200k_base vocabulary is 2.4 MB).
+   */
+  async function tokenCounter() {
+    const choice = field('tokenCounter').value;
+    if (choice === 'approximate') return (text) => Math.ceil(text.length / 4);
+    if (choice !== 'o200k') return undefined;
+    const { countTokens } = await import('../node_modules/gpt-tokenizer/esm/encoding/o200k_base.js');
+    return (text) => countTokens(text, { disallowedSpecial: new Set() });
+  }
+
+  async function createSimulation() {
     try {
       const summarizer = summarizerConfig();
       const options = stageOptions();
+      const countTokens = await tokenCounter();
       const simulation = new ConversationSimulation({
         turns: state.turns,
         loadCount: loadCount(),
+        countTokens,
         buildStage: (store, now) =>
-          api.summarize({ ...summarizer, ...options, store: { put: (identity, entry) => store.put(identity, entry) }, now }),
+          api.summarize({
+            ...summarizer,
+            ...options,
+            ...(countTokens ? { countTokens } : {}),
+            store: { put: (identity, entry) => store.put(identity, entry) },
+            now,
+          }),
       });
       clearNotice('settings');
       return simulation;
@@ -176,20 +201,21 @@ export async function startPlayground({ api, notify, clearNotice }) {
   // ---- running ------------------------------------------------------------
 
   async function stepOnce() {
-    if (state.turns.length === 0) return false;
-    state.simulation ??= createSimulation();
-    const simulation = state.simulation;
-    if (!simulation || simulation.finished || state.stepping) return false;
+    if (state.turns.length === 0 || state.stepping) return false;
     state.stepping = true;
     updateButtons();
     try {
+      // Built on the first step: a real tokenizer is imported then.
+      state.simulation ??= await createSimulation();
+      const simulation = state.simulation;
+      if (!simulation || simulation.finished) return false;
       const snapshot = await simulation.step();
       renderSnapshot(simulation, snapshot);
       reportProblems(snapshot);
+      return true;
     } finally {
       state.stepping = false;
     }
-    return true;
   }
 
   async function runToEnd() {
@@ -271,12 +297,16 @@ export async function startPlayground({ api, notify, clearNotice }) {
         fact('Recall size', `${snapshot.recallChars.toLocaleString('en')} chars`),
         fact('Without the stage', `${snapshot.verbatimChars.toLocaleString('en')} chars`),
         fact('Against verbatim', comparison),
+        snapshot.recallTokens === undefined ? null : fact('Recall tokens', snapshot.recallTokens.toLocaleString('en')),
+        snapshot.recallTokens === undefined ? null : fact('Tokens without the stage', snapshot.verbatimTokens.toLocaleString('en')),
+        snapshot.recallTokens === undefined ? null : fact('Tokens saved', tokensSaved(snapshot)),
         fact('Events', snapshot.events.length === 0 ? 'none' : snapshot.events.map((e) => eventKind(e.payload ?? {})).join(', ')),
       ),
     );
     setRunSummary(
       `Recall: ${snapshot.recall.length} entries (${summariesInRecall} summar${summariesInRecall === 1 ? 'y' : 'ies'}), ` +
-        `${snapshot.recallChars.toLocaleString('en')} chars, ${difference === 0 ? 'the same as' : `${comparison} than`} verbatim.`,
+        `${snapshot.recallChars.toLocaleString('en')} chars, ${difference === 0 ? 'the same as' : `${comparison} than`} verbatim.` +
+        (snapshot.recallTokens === undefined ? '' : ` Tokens saved: ${tokensSaved(snapshot)}.`),
     );
     renderRecall(views.recall, snapshot, api);
     renderStore(views.store, simulation.store, snapshot.recall, api);
@@ -285,6 +315,13 @@ export async function startPlayground({ api, notify, clearNotice }) {
     views.eventLogEmpty.hidden = views.eventLog.children.length > 0;
     drawChart();
     updateButtons();
+  }
+
+  /** "N (P%)" tokens the stage saved against the verbatim load; negative when recall is the larger. */
+  function tokensSaved(snapshot) {
+    const saved = snapshot.verbatimTokens - snapshot.recallTokens;
+    const share = snapshot.verbatimTokens > 0 ? Math.round((saved / snapshot.verbatimTokens) * 100) : 0;
+    return `${saved.toLocaleString('en')} (${share}%)`;
   }
 
   function reportProblems(snapshot) {

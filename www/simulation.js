@@ -21,6 +21,10 @@ function contentChars(entries) {
   return entries.reduce((sum, entry) => sum + (entry.value?.content?.length ?? 0), 0);
 }
 
+function contentTokens(entries, countTokens) {
+  return entries.reduce((sum, entry) => sum + (typeof entry.value?.content === 'string' ? countTokens(entry.value.content) : 0), 0);
+}
+
 /**
  * The in-page memory store: originals in write order, and summaries by id (a
  * second write of the same id replaces the first, as a keyed store would).
@@ -71,10 +75,13 @@ export class ConversationSimulation {
    *        builds the stage for a config the page assembled; may throw (the
    *        package refuses a bad config at build time).
    * @param {number} options.loadCount how many recent entries each read loads.
+   * @param {(text: string) => number} [options.countTokens] the stage's token
+   *        counter: snapshots then count recall in tokens too.
    */
-  constructor({ turns, buildStage, loadCount }) {
+  constructor({ turns, buildStage, loadCount, countTokens }) {
     this.turns = turns;
     this.loadCount = loadCount;
+    this.countTokens = countTokens;
     this.store = new PlaygroundStore();
     this.clockMs = CONVERSATION_START_MS;
     this.history = [];
@@ -124,6 +131,10 @@ export class ConversationSimulation {
       // The contract says a fold never rejects; if it does, the turn still
       // happened and the agent would have been served the unfolded load.
       snapshot.foldError = error;
+    }
+    if (this.countTokens) {
+      snapshot.recallTokens = contentTokens(snapshot.recall, this.countTokens);
+      snapshot.verbatimTokens = contentTokens(verbatim, this.countTokens);
     }
     this.history.push(snapshot);
     return snapshot;

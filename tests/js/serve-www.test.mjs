@@ -25,6 +25,11 @@ before(async () => {
   writeFileSync(path.join(root, 'www/sample.json'), '[]');
   writeFileSync(path.join(root, 'pkg/dist/index.mjs'), 'export const ok = true;');
   writeFileSync(path.join(root, 'pkg/dist/module.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  mkdirSync(path.join(root, 'node_modules/gpt-tokenizer/esm/encoding'), { recursive: true });
+  writeFileSync(path.join(root, 'node_modules/gpt-tokenizer/esm/encoding/o200k_base.js'), 'export const countTokens = () => 1;');
+  writeFileSync(path.join(root, 'node_modules/gpt-tokenizer/package.json'), '{}');
+  mkdirSync(path.join(root, 'node_modules/other'), { recursive: true });
+  writeFileSync(path.join(root, 'node_modules/other/index.js'), 'outside the served directories');
   writeFileSync(path.join(root, 'secret.txt'), 'outside the served directories');
   symlinkSync(path.join(root, 'secret.txt'), path.join(root, 'www/linked-secret.txt'));
   server = createPlaygroundServer(root);
@@ -60,6 +65,7 @@ test('serves www/ and pkg/ files with their MIME types', async () => {
     ['/www/sample.json', 'application/json; charset=utf-8', '[]'],
     ['/pkg/dist/index.mjs', 'text/javascript; charset=utf-8', 'export const ok = true;'],
     ['/pkg/dist/module.wasm', 'application/wasm', '\0asm\x01\0\0\0'],
+    ['/node_modules/gpt-tokenizer/esm/encoding/o200k_base.js', 'text/javascript; charset=utf-8', 'export const countTokens = () => 1;'],
   ];
   for (const [requestPath, contentType, body] of expectations) {
     const response = await get(requestPath);
@@ -77,7 +83,7 @@ test('redirects the root and /www to the page directory, so relative imports res
   }
 });
 
-test('refuses every path outside www/ and pkg/', async () => {
+test("refuses every path outside www/, pkg/ and gpt-tokenizer's esm/", async () => {
   const escapes = [
     '/secret.txt',
     '/www/../secret.txt',
@@ -89,6 +95,11 @@ test('refuses every path outside www/ and pkg/', async () => {
     '/www/app.js%00.html',
     '/www/%E0%A4%A',
     '/node_modules/',
+    '/node_modules/other/index.js',
+    '/node_modules/gpt-tokenizer/package.json',
+    '/node_modules/gpt-tokenizer/esm/../package.json',
+    '/node_modules/gpt-tokenizer/esm/%2e%2e/package.json',
+    '/node_modules/gpt-tokenizer/esmx/encoding/o200k_base.js',
   ];
   for (const requestPath of escapes) {
     const response = await get(requestPath);

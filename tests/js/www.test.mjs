@@ -444,3 +444,41 @@ test('each fold shows which exact details its summary kept and dropped, and keep
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('with gpt-tokenizer picked, recall, the savings and each fold are counted in o200k_base tokens', { timeout: 180_000 }, async () => {
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  const tokens = (texts) => texts.reduce((sum, text) => sum + countTokens(text, { disallowedSpecial: new Set() }), 0);
+  const { page, problems } = await openPlayground({ width: 1280, height: 800 });
+  await setField(page, '#trigger-min-entries', SETTINGS.triggerMinEntries);
+  await setField(page, '#min-fold-entries', SETTINGS.minFoldEntries);
+  await setField(page, '#load-count', SETTINGS.loadCount);
+  await setField(page, '#token-counter', 'o200k');
+  await setField(page, '#preserve-recent-tokens', 150);
+  for (let turn = 1; turn <= TURNS_TO_PLAY; turn += 1) {
+    await page.locator('#step-turn').click();
+    await waitForTurn(page, turn);
+  }
+  const facts = Object.fromEntries(
+    await page.locator('#turn-summary .fact').evaluateAll((nodes) => nodes.map((node) => [node.querySelector('dt').textContent, node.querySelector('dd').textContent])),
+  );
+  const recallTexts = await page.locator('#recall .entry-content').allTextContents();
+  assert.equal(Number(facts['Recall tokens'].replaceAll(',', '')), tokens(recallTexts), 'the page counts recall with the same tokenizer');
+  const saved = Number(/^(-?[\d,]+) \(/.exec(facts['Tokens saved'])[1].replaceAll(',', ''));
+  assert.equal(saved, Number(facts['Tokens without the stage'].replaceAll(',', '')) - tokens(recallTexts));
+  assert.ok(saved > 0, `tokens saved: ${facts['Tokens saved']}`);
+  assert.match(await page.locator('#run-summary').textContent(), /Tokens saved: [\d,]+ \(\d+%\)\./);
+
+  // The stage counted with the same counter: each fold's evidence is in o200k tokens, and its tail holds 150 or more.
+  const folds = await page.locator('#event-log .event-fold .event-facts').evaluateAll((lists) =>
+    lists.map((list) => Object.fromEntries([...list.querySelectorAll('.fact')].map((fact) => [fact.querySelector('dt').textContent, fact.querySelector('dd').textContent]))),
+  );
+  assert.ok(folds.length >= 1, 'the run folds');
+  for (const fold of folds) {
+    for (const key of ['recallTokensBefore', 'recallTokensAfter', 'spanTokens', 'summaryTokens']) assert.match(fold[key] ?? '', /^\d+$/, key);
+    assert.ok(Number(fold.recallTokensAfter) < Number(fold.recallTokensBefore));
+  }
+  const verbatimTexts = await page.locator('#recall .recall-verbatim .entry-content').allTextContents();
+  assert.ok(tokens(verbatimTexts) >= 150, `the verbatim tail holds ${tokens(verbatimTexts)} tokens`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
