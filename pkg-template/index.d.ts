@@ -343,7 +343,8 @@ export interface SummarizeConfig {
    * after turn, and the characters sent stay flat however long the
    * conversation. It also turns on one cost rule: a fold that would take out
    * of recall less than three label-lengths of new text waits (no call),
-   * while the oldest loaded entry is one a summary already stands for.
+   * while the oldest loaded entries, at least as many as the newest turn
+   * holds, are ones a summary already stands for.
    * Works with a load window that holds the summary and a few turns past
    * the tail; a larger `maxSummaries` keeps older summaries only while the
    * window still loads them.

@@ -68,6 +68,9 @@ pub struct Candidate {
     /// Tokens in recall as loaded, in what folds, and in what a fold keeps
     /// beside its summary, when the stage counts tokens.
     tokens: Option<TokenTotals>,
+    /// A recency window can take one more turn as large as the newest
+    /// before it drops anything but entries a summary stands for (`defer`).
+    slack: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -116,6 +119,14 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     let entries = rolled + split_at;
     let label_chars = config.label_chars(&[from_turn, to_turn_value, entries as f64]);
     let sum_tokens = |indices: &[usize]| indices.iter().map(|&i| facts[i].tokens).sum::<f64>();
+    // The entries a summary stands for at the front of the load, and what the
+    // next turn may push out of a recency window: as many as the newest turn holds.
+    let leading_covered = part.excluded.iter().enumerate().take_while(|&(at, &index)| at == index).count();
+    let newest_turn = part.raw.last().map_or(1, |&last| match facts[last].turn {
+        Some(turn) => part.raw.iter().rev().take_while(|&&i| facts[i].turn == Some(turn)).count(),
+        None => 1,
+    });
+    let slack = leading_covered >= newest_turn;
     let tokens = config.tokens.map(|_| TokenTotals {
         before: facts.iter().map(|f| f.tokens).sum(),
         span: sum_tokens(rolled_indices) + sum_tokens(span_indices),
@@ -132,6 +143,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         summary_turns,
         label_chars,
         tokens,
+        slack,
     })
 }
 
@@ -190,15 +202,15 @@ impl Candidate {
     /// than `WORTH_FACTOR` label-lengths of new text. A rolling fold pays to
     /// rewrite the earlier summary as well, so a small span is deferred
     /// (never latched: it grows as turns leave the tail), but only while the
-    /// oldest loaded entry is one a summary already stands for: a recency
-    /// window drops its oldest entry first, and waiting must never let the
-    /// summary, or a turn no summary holds, fall out of recall. Off by
+    /// oldest loaded entries, at least as many as the newest turn holds, are
+    /// ones a summary already stands for: a recency window drops its oldest
+    /// entries first, one turn's worth at a time, and waiting must never let
+    /// the summary, or a turn no summary holds, fall out of recall. Off by
     /// default: the original folds such spans, and it must not change a fold
     /// it keeps.
     pub fn defer(&self, config: &StageConfig) -> Option<Settled> {
-        let slack = self.part.excluded.first() == Some(&0);
         let too_small = self.new_chars() < events::WORTH_FACTOR * self.label_chars;
-        (config.max_summaries.is_some() && slack && too_small)
+        (config.max_summaries.is_some() && self.slack && too_small)
             .then(|| self.decline(events::deferred(self.span, self.label_chars, self.new_chars())))
     }
 

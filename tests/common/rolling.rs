@@ -115,6 +115,14 @@ async fn under_max_summaries_a_small_fold_waits_only_while_covered_entries_leave
     assert_eq!(evidence["deferred"], true);
     assert_eq!(evidence["summarizerCalled"], false);
     assert_eq!(evidence["newChars"], 800);
+    // With fewer covered entries in front of it than the newest turn holds
+    // (two), the next turn's load may drop the summary: no waiting.
+    let mut one_covered = all[1..2].to_vec();
+    one_covered.push(stored.clone());
+    one_covered.extend_from_slice(&all[2..]);
+    let short_slack = Fixture::new(json!({}), config.clone());
+    short_slack.fold(&array_of(&one_covered), &identity).await;
+    assert_eq!(short_slack.call_count(), 1, "one covered entry is not room for a turn of two");
     // Once the summary is the oldest entry loaded, the next load may drop
     // it: the fold is made now, rolling it in.
     let mut without_slack = vec![stored];
