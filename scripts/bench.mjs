@@ -255,7 +255,23 @@ async function measureLongConversation(api, long, quick, progress) {
     progress(`long conversation: ${variant.name}`);
     rows.push(await long.runLongConversation(api, variant, settings));
   }
-  return { settings, checkpoints: long.CHECKPOINTS.filter((turn) => turn <= settings.turns), rows };
+  // Counting's cost per turn: each variant several times, alternating, the median.
+  const runs = quick ? 1 : 5;
+  const timings = long.COUNTING_VARIANTS.map(() => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [index, variant] of long.COUNTING_VARIANTS.entries()) {
+      progress(`long conversation, counting: ${variant.name} (${run + 1} of ${runs})`);
+      timings[index].push(await long.runLongConversation(api, variant, settings));
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const counting = long.COUNTING_VARIANTS.map((variant, index) => ({
+    variant: variant.name,
+    stageMicrosPerTurn: median(timings[index].map((row) => row.stageMicrosPerTurn)),
+    counterMicrosPerTurn: median(timings[index].map((row) => row.counterMicrosPerTurn)),
+    problems: timings[index].flatMap((row) => row.problems),
+  }));
+  return { settings, checkpoints: long.CHECKPOINTS.filter((turn) => turn <= settings.turns), rows, counting, runs };
 }
 
 // ---------------------------------------------------------------- fresh-process probes
@@ -439,7 +455,7 @@ function renderMarkdown(report) {
   }
 
   if (report.long) {
-    const { settings, checkpoints, rows } = report.long;
+    const { settings, checkpoints, rows, counting, runs } = report.long;
     const plainMean = rows.find((row) => row.variant === 'plain window')?.chars.mean;
     out.push(
       '',
@@ -452,19 +468,36 @@ function renderMarkdown(report) {
     );
     out.push(
       table(
-        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', '÷ plain window', 'p95', 'max', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', '÷ plain window', 'tokens sent: mean (o200k_base)', 'p95', 'max', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
         rows.map((row) => [
           row.variant,
           fixed(row.callsPer100Turns, 1),
           `${fixed(100 * row.refusedShare, 0)}%`,
           fixed(row.chars.mean, 0),
           plainMean ? `${fixed((100 * row.chars.mean) / plainMean, 0)}%` : '—',
+          fixed(row.tokensMean, 0),
           row.chars.p95,
           row.chars.max,
           `${fixed(row.chars.lastTenth / row.chars.firstTenthAfterFold, 2)}×`,
           row.oldestReached,
           row.firstFoldTurn === undefined ? '—' : row.turnsNotReachingTurnOne,
           ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
+        ]),
+      ),
+    );
+    const uncounted = counting[0].stageMicrosPerTurn;
+    out.push(
+      '',
+      `Counting tokens: \`maxSummaries: 1\` with every loaded entry counted (a token trigger that never fires, so every decision is the same), ` +
+        `stage time per turn (median of ${runs} run${runs === 1 ? '' : 's'}, alternating).`,
+      '',
+      table(
+        ['counter', 'stage µs / turn', '÷ no counting', 'of which in the counter, µs / turn'],
+        counting.map((row) => [
+          row.variant,
+          fixed(row.stageMicrosPerTurn, 1),
+          `${fixed(row.stageMicrosPerTurn / uncounted, 2)}×`,
+          row.counterMicrosPerTurn > 0 ? fixed(row.counterMicrosPerTurn, 1) : '—',
         ]),
       ),
     );
@@ -587,7 +620,7 @@ async function main() {
   for (const row of report.browser ?? []) {
     for (const problem of row.problems) report.problems.push(`browser: ${problem}`);
   }
-  for (const row of report.long?.rows ?? []) {
+  for (const row of [...(report.long?.rows ?? []), ...(report.long?.counting ?? [])]) {
     for (const problem of row.problems) report.problems.push(`long conversation, ${row.variant}: ${problem}`);
   }
   for (const row of [...(report.coldStart ?? []), ...(report.memory ?? [])]) {

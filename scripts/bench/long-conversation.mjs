@@ -12,6 +12,9 @@ export const LONG_SETTINGS = Object.freeze({ turns: 1000, window: 24, triggerMin
 export const CHECKPOINTS = [100, 250, 500, 1000];
 const FACT_EVERY = 20;
 
+/** The token variants' budgets: fold once the raw recall holds 250 tokens (about 16 entries), keep 100 (about 6). */
+const TOKEN_BUDGETS = Object.freeze({ triggerMinEntries: 1000, triggerMinTokens: 250, preserveRecentTokens: 100 });
+
 export const VARIANTS = [
   { name: 'plain window', stage: null },
   { name: 'default stage', stage: {} },
@@ -22,7 +25,30 @@ export const VARIANTS = [
   // The floor of chars sent with one rolling summary: its label and the
   // verbatim tail, with a summarizer that writes nothing.
   { name: 'maxSummaries: 1, empty summary', stage: { maxSummaries: 1 }, extractiveMaxChars: 0 },
+  // Triggered and kept in tokens (the entry trigger out of reach): by a real
+  // tokenizer, and by the package's ceil(length / 4) without `countTokens`.
+  { name: 'maxSummaries: 1, in tokens (o200k_base)', stage: { maxSummaries: 1, ...TOKEN_BUDGETS }, counter: 'o200k' },
+  { name: 'maxSummaries: 1, in tokens (length / 4)', stage: { maxSummaries: 1, ...TOKEN_BUDGETS } },
 ];
+
+
+/**
+ * What counting costs per turn: `maxSummaries: 1` as it is, then with every
+ * entry counted (a token trigger that never fires, so every decision stays
+ * the same) by ceil(length / 4) and by o200k_base.
+ */
+export const COUNTING_VARIANTS = [
+  { name: 'no counting', stage: { maxSummaries: 1 } },
+  { name: 'ceil(length / 4)', stage: { maxSummaries: 1, triggerMinTokens: Number.MAX_SAFE_INTEGER } },
+  { name: 'o200k_base', stage: { maxSummaries: 1, triggerMinTokens: Number.MAX_SAFE_INTEGER }, counter: 'o200k' },
+];
+
+let o200k;
+/** gpt-tokenizer's o200k_base counter, imported once; a user's "<|endoftext|>" is text. */
+async function o200kCounter() {
+  o200k ??= (await import('gpt-tokenizer/encoding/o200k_base')).countTokens;
+  return (text) => o200k(text, { disallowedSpecial: new Set() });
+}
 
 const CHATTER = [
   ['user', 'Hi again, quick question about my delivery.'],
@@ -86,17 +112,32 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
     return summarizer(messages);
   };
   const events = [];
+  // Time spent inside a real counter, and in the stage as a whole.
+  let counterMs = 0;
+  let stageMs = 0;
+  const realCounter = variant.counter === 'o200k' ? await o200kCounter() : undefined;
+  const countTokens =
+    realCounter &&
+    ((text) => {
+      const started = performance.now();
+      const tokens = realCounter(text);
+      counterMs += performance.now() - started;
+      return tokens;
+    });
+  const tokensOf = await o200kCounter();
   const stage = variant.stage
     ? api.summarize({
         llm,
         store: { put: async (_, entry) => void store.push(entry) },
         triggerMinEntries: settings.triggerMinEntries,
-        preserveRecent: settings.preserveRecent,
+        ...(variant.stage.preserveRecentTokens === undefined ? { preserveRecent: settings.preserveRecent } : {}),
         minFoldEntries: settings.minFoldEntries,
         now: () => clock,
+        ...(countTokens ? { countTokens } : {}),
         ...variant.stage,
       })
     : null;
+  const tokensSent = [];
   const charsSent = [];
   const checkpoints = [];
   let oldestReached = Infinity;
@@ -120,9 +161,12 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
     // loadRecent: the newest `window` entries, oldest first.
     const loaded = [...store].sort((a, b) => a.updatedAt - b.updatedAt).slice(-settings.window);
     const scope = { loaded, identity, $emit: (type, payload) => events.push(payload) };
+    const started = performance.now();
     if (stage) await stage(scope);
+    stageMs += performance.now() - started;
     const recall = scope.loaded;
     charsSent.push(recall.reduce((sum, entry) => sum + (entry.value?.content?.length ?? 0), 0));
+    tokensSent.push(recall.reduce((sum, entry) => sum + tokensOf(entry.value?.content ?? ''), 0));
     oldestReached = Math.min(...recall.map((entry) => entry.metadata?.summarizes?.fromTurn ?? entry.source?.turn ?? Infinity));
     if (firstFoldTurn === undefined && recall.some((entry) => entry.metadata?.summarizes)) firstFoldTurn = turn;
     if (firstFoldTurn !== undefined && oldestReached > 1) turnsNotReachingTurnOne++;
@@ -154,6 +198,9 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
       // Turns 101–200 of 1,000: after the first folds, before any long-run drift.
       firstTenthAfterFold: charsSent.slice(settings.turns / 10, settings.turns / 5).reduce((a, b) => a + b, 0) / (settings.turns / 10),
     },
+    tokensMean: tokensSent.reduce((a, b) => a + b, 0) / tokensSent.length,
+    stageMicrosPerTurn: (1000 * stageMs) / settings.turns,
+    counterMicrosPerTurn: (1000 * counterMs) / settings.turns,
     oldestReached,
     firstFoldTurn,
     turnsNotReachingTurnOne,
