@@ -247,7 +247,7 @@ export interface SummarizeEvidence {
   /**
    * On every fold: the span's exact details (amounts, quantities,
    * percentages, ids, emails, URLs, phone numbers, dates, times, paths; at
-   * most 500 a fold), how many the summarizer's text kept, how many the
+   * most 500 a fold, the newest), how many the summarizer's text kept, how many the
    * `keepDetails` line lists (`detailsPinned`, only with `keepDetails`),
    * and the ones the summary holds nowhere: the first 20 and how many
    * (with `keepDetails`, the ones its bounds let go).

@@ -15,10 +15,11 @@ use std::collections::HashSet;
 
 use super::format::utf16_len;
 
-/// How many distinct details one fold audits, in span order: the kept check
-/// is a search of the summary per detail, and the summary is never longer
-/// than the span (SPEC §4 step 9), so this bounds the audit to a multiple of
-/// the span's length.
+/// How many distinct details one fold audits, the newest first: the kept
+/// check is a search of the summary per detail, and the summary is never
+/// longer than the span (SPEC §4 step 9), so this bounds the audit to a
+/// multiple of the span's length. Newest first, as `keepDetails` pins: a
+/// message full of ids cannot push a later message's details out unseen.
 pub const MAX_AUDITED: usize = 500;
 
 /// How many dropped details an event or a summary's coverage lists.
@@ -110,20 +111,27 @@ impl Audit {
     }
 }
 
-/// Audits `summary` against the details of `span` (its texts, oldest first).
-pub fn audit<'a>(span: impl IntoIterator<Item = &'a str>, summary: &str) -> Audit {
+/// Audits `summary` against the details of `span` (its texts, oldest
+/// first): the newest [`MAX_AUDITED`] distinct ones, each at its newest
+/// mention, listed in span order.
+pub fn audit<'a, I>(span: I, summary: &str) -> Audit
+where
+    I: IntoIterator<Item = &'a str>,
+    I::IntoIter: DoubleEndedIterator,
+{
     let mut seen = HashSet::new();
     let mut details = Vec::new();
-    for text in span {
-        for detail in find(text) {
+    'texts: for text in span.into_iter().rev() {
+        for detail in find(text).into_iter().rev() {
             if details.len() == MAX_AUDITED {
-                break;
+                break 'texts;
             }
             if seen.insert(canonical(&detail)) {
                 details.push(detail);
             }
         }
     }
+    details.reverse();
     let summary = canonical(summary);
     let (kept, dropped): (Vec<String>, Vec<String>) =
         details.into_iter().partition(|detail| summary.contains(&canonical(detail)));
@@ -638,6 +646,18 @@ mod tests {
         let line = bounded.pin(PinBounds { max_details: 3, max_chars: 1000 }, usize::MAX);
         assert_eq!(find(&line), ["RMA-7731", "$429.00", "dana@example.com"]);
         assert_eq!(bounded.dropped, ["CS-20931"]);
+    }
+
+    #[test]
+    fn a_flood_of_ids_in_an_older_message_does_not_hide_a_newer_ones_details() {
+        let flood: String = (0..600).map(|i| format!("ID-{i} ")).collect();
+        let span = [flood.as_str(), "My refund is $429.00 for case CS-20931, email dana@example.com."];
+        let mut audit = audit(span, "nothing kept");
+        assert_eq!(audit.found(), MAX_AUDITED);
+        assert_eq!(audit.dropped[MAX_AUDITED - 3..], ["$429.00", "CS-20931", "dana@example.com"]);
+        let line = audit.pin(PinBounds::DEFAULT, usize::MAX);
+        assert!(line.ends_with("; $429.00; CS-20931; dana@example.com]"), "{line}");
+        assert_eq!(audit.listed()[0], "ID-103", "the oldest audited id: 600 − (500 − 3)");
     }
 
     #[test]
