@@ -362,7 +362,8 @@ export interface SummarizeConfig {
    * Called at most once per entry text per visit, and once on a new
    * summary. A counter that throws or returns anything but a finite,
    * non-negative number makes the visit an `invalid-input` event: recall
-   * verbatim, nothing written. Without it, a token option counts
+   * verbatim, nothing written (for an entry, before any call; for the new
+   * summary, after the call, which then latches the span). Without it, a token option counts
    * `Math.ceil(text.length / 4)`, agentfootprint's approximate counter
    * (which under-counts CJK text; pass a real tokenizer for that).
    */

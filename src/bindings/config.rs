@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::call;
-use super::js::{cause_of, describe, plain_copy, Callee};
+use super::js::{self, cause_of, describe, plain_copy, Callee};
 use super::stage::option;
 use crate::core::config::{
     claim_lease_option, count_option, keep_details_option, max_summaries_option, timeout_option, token_options,
@@ -168,12 +168,19 @@ fn check(copy: &Object) -> Result<(), ConfigError> {
         number_option(Key::PreserveRecent)?,
     )?;
     if let Some(keep) = get(Key::KeepDetails) {
-        keep_details(&keep)?;
-        // Its own copy, as the config's: later changes to the caller's object change nothing.
-        if keep.is_object() {
-            let own = plain_copy(&keep).unwrap_or_default();
-            let _ = js_sys::Reflect::set(copy, &JsValue::from_str(Key::KeepDetails.name()), &own);
-        }
+        // The bounds as checked replace the caller's object, which is read
+        // once: a getter or a later change cannot alter them.
+        let checked = match keep_details(&keep)? {
+            Some(bounds) => {
+                let own = Object::new();
+                for (key, value) in KEEP_DETAILS_KEYS.iter().zip([bounds.max_details, bounds.max_chars]) {
+                    let _ = js_sys::Reflect::set(&own, &JsValue::from_str(key), &JsValue::from_f64(value as f64));
+                }
+                own.into()
+            }
+            None => JsValue::FALSE,
+        };
+        let _ = js_sys::Reflect::set(copy, &JsValue::from_str(Key::KeepDetails.name()), &checked);
     }
     Ok(())
 }
@@ -194,7 +201,7 @@ pub fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
     if let Some(keep) = value.as_bool() {
         return Ok(keep.then_some(PinBounds::DEFAULT));
     }
-    if !value.is_object() || value.is_function() {
+    if !value.is_object() || value.is_function() || js::is_array(value).unwrap_or(true) {
         return Err(refusal(&describe(value)));
     }
     let fields = plain_copy(value)

@@ -426,6 +426,10 @@ impl Visit {
             Some(_) => match tokens::count(self.settings.count_tokens.as_ref(), &content) {
                 Ok(tokens) => Some(tokens),
                 Err(found) => {
+                    // Latched: asking again would pay for a summary the counter refuses again.
+                    if let Some(flight) = &flight {
+                        latches::insert(&self.stage, flight.key());
+                    }
                     let outcome = FlightOutcome::SummaryUncounted { found };
                     end_flight(flight, &outcome);
                     let claim = self.give_up_or(&candidate, held, || claim).await;

@@ -450,8 +450,8 @@ fn unclaimed(span: SpanFacts, claim_id: &str, elsewhere: bool) -> Evidence {
 pub fn latched(span: SpanFacts) -> (String, Evidence) {
     (
         format!(
-            "the span of {} was refused before as replacement-not-smaller and is not re-asked: \
-the same span gives the same answer, so recall is served verbatim",
+            "the span of {} was refused before (as replacement-not-smaller, or a summary countTokens could \
+not count) and is not re-asked: the same span gives the same answer, so recall is served verbatim",
             Span(span)
         ),
         Evidence::Latched(Latched {
@@ -704,13 +704,14 @@ and no write this turn. {fix}",
 }
 
 /// An `invalid-input` decline after the call: `countTokens` gave no count
-/// for the new summary, so it is not used (nothing is written).
+/// for the new summary, so it is not used (nothing is written), and the
+/// span is latched: the same span would be paid for again to the same end.
 pub fn invalid_summary_tokens(span: SpanFacts, found: &str, caller: Caller, claim: &ClaimState) -> (String, Evidence) {
     (
         format!(
             "invalid-input: countTokens returned {found} for the summary of the span of {}{claim} (expected \
-{TOKEN_COUNT_EXPECTED}); the summary is not used: recall is served verbatim and nothing is written{}{}. Fix the \
-`countTokens` option",
+{TOKEN_COUNT_EXPECTED}); the summary is not used: recall is served verbatim, nothing is written and the span is \
+latched{}{}. Fix the `countTokens` option",
             Span(span),
             caller.suffix(),
             claim.release()
@@ -809,8 +810,9 @@ mod tests {
         let coalesced = " (coalesced: a concurrent run over the same span made the one call; this run waited for it)";
         assert_eq!(
             latched(one).0,
-            "the span of 1 entry (turns 2.5\u{2013}3, 9 chars) was refused before as replacement-not-smaller and is \
-not re-asked: the same span gives the same answer, so recall is served verbatim"
+            "the span of 1 entry (turns 2.5\u{2013}3, 9 chars) was refused before (as replacement-not-smaller, or a \
+summary countTokens could not count) and is not re-asked: the same span gives the same answer, so recall is served \
+verbatim"
         );
         assert_eq!(
             predicted_not_smaller(SPAN, 300).0,

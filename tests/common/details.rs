@@ -222,19 +222,28 @@ fn keep_details_is_checked_at_build_and_read_once() {
 }
 
 #[wasm_bindgen_test]
-async fn a_keep_details_object_changed_after_build_changes_nothing() {
+async fn a_keep_details_object_is_read_once_at_build_and_later_changes_change_nothing() {
     let h = Harness::new(js(&json!({ "reply": { "text": "Refund of $429.00 approved for case CS 20931." } })));
     let config = h.config(js(&json!({ "triggerMinEntries": 3, "preserveRecent": 1 })));
-    let bounds = eval("({ maxDetails: 1 })");
+    // A getter that answers 1, then something else: only the first read counts.
+    let bounds = eval(
+        "(() => { const b = {}; Object.defineProperty(b, 'reads', { value: 0, writable: true }); \
+          Object.defineProperty(b, 'maxDetails', { enumerable: true, get() { b.reads += 1; return b.reads === 1 ? 1 : 'x'; } }); \
+          return b; })()",
+    );
     Reflect::set(&config, &"keepDetails".into(), &bounds).unwrap();
     let stage = api::summarize(config).expect("valid config");
-    Reflect::set(&bounds, &"maxDetails".into(), &JsValue::from(0)).unwrap();
+    assert_eq!(get(&bounds, "reads"), 1, "read once, at build");
+    Reflect::set(&bounds, &"maxChars".into(), &JsValue::from(0)).unwrap();
     let fold: Function = get(&stage, "fold").dyn_into().unwrap();
-    let promise: Promise = fold
-        .call2(&JsValue::UNDEFINED, &span_with_five_details(), &js(&json!({ "conversationId": "c1" })))
-        .unwrap()
-        .dyn_into()
-        .unwrap();
-    let result = JsFuture::from(promise).await.unwrap();
-    assert_eq!(evidence_of(&result)["detailsPinned"], 1);
+    for _ in 0..2 {
+        let promise: Promise = fold
+            .call2(&JsValue::UNDEFINED, &span_with_five_details(), &js(&json!({ "conversationId": "c1" })))
+            .unwrap()
+            .dyn_into()
+            .unwrap();
+        let result = JsFuture::from(promise).await.unwrap();
+        assert_eq!(evidence_of(&result)["detailsPinned"], 1);
+    }
+    assert_eq!(get(&bounds, "reads"), 1, "never read again");
 }

@@ -117,7 +117,7 @@ async fn a_counter_that_gives_no_count_for_an_entry_leaves_recall_untouched_with
 }
 
 #[wasm_bindgen_test]
-async fn a_counter_that_gives_no_count_for_the_summary_discards_it_and_writes_nothing() {
+async fn a_counter_that_gives_no_count_for_the_summary_discards_it_writes_nothing_and_latches_the_span() {
     let loaded = conversation(6, 2, 100, "c1");
     let counter = eval("(text) => text.startsWith('[summary of earlier turns') ? NaN : 1");
     let f = Fixture::with_functions(json!({}), json!({ "triggerMinEntries": 4 }), &[("countTokens", counter)]);
@@ -133,6 +133,11 @@ async fn a_counter_that_gives_no_count_for_the_summary_discards_it_and_writes_no
         reason(&payload)
     );
     assert_eq!(payload["scoreEvidence"], json!({ "summarizerCalled": true, "invalidField": "countTokens" }));
+    // Latched: the same span is not paid for again to the same end.
+    let again = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
+    assert_eq!(f.call_count(), 1, "no second call for the span");
+    let payload = parse(&to_json(&get(&at(&get(&again, "events"), 0), "payload")));
+    assert_eq!(payload["scoreEvidence"]["latched"], true, "{payload}");
 }
 
 #[wasm_bindgen_test]
