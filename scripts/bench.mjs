@@ -264,7 +264,7 @@ async function measureLongConversation(api, long, quick, progress) {
       timings[index].push(await long.runLongConversation(api, variant, settings));
     }
   }
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const median = (values) => summarizeSamples(values).median;
   const counting = long.COUNTING_VARIANTS.map((variant, index) => ({
     variant: variant.name,
     stageMicrosPerTurn: median(timings[index].map((row) => row.stageMicrosPerTurn)),
@@ -468,16 +468,16 @@ function renderMarkdown(report) {
     );
     out.push(
       table(
-        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', '÷ plain window', 'tokens sent: mean (o200k_base)', 'p95', 'max', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', '÷ plain window', 'chars p95', 'chars max', 'tokens sent: mean (o200k_base)', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
         rows.map((row) => [
           row.variant,
           fixed(row.callsPer100Turns, 1),
           `${fixed(100 * row.refusedShare, 0)}%`,
           fixed(row.chars.mean, 0),
           plainMean ? `${fixed((100 * row.chars.mean) / plainMean, 0)}%` : '—',
-          fixed(row.tokensMean, 0),
           row.chars.p95,
           row.chars.max,
+          fixed(row.tokensMean, 0),
           `${fixed(row.chars.lastTenth / row.chars.firstTenthAfterFold, 2)}×`,
           row.oldestReached,
           row.firstFoldTurn === undefined ? '—' : row.turnsNotReachingTurnOne,

@@ -147,7 +147,9 @@ export async function startPlayground({ api, notify, clearNotice }) {
    */
   async function tokenCounter() {
     const choice = field('tokenCounter').value;
-    if (choice === 'approximate') return (text) => Math.ceil(text.length / 4);
+    // A token option without a counter: the stage counts ceil(length / 4), and so does the page.
+    const tokenOption = numberSetting('triggerMinTokens') !== undefined || numberSetting('preserveRecentTokens') !== undefined;
+    if (choice === 'approximate' || (choice === 'none' && tokenOption)) return (text) => Math.ceil(text.length / 4);
     if (choice !== 'o200k') return undefined;
     const { countTokens } = await import('../node_modules/gpt-tokenizer/esm/encoding/o200k_base.js');
     return (text) => countTokens(text, { disallowedSpecial: new Set() });

@@ -511,7 +511,11 @@ async function main(argv) {
       [
         'exact details kept by folds',
         `${totals.detailsKept + totals.detailsListed} of ${totals.detailsFound} (${percent(totals.detailsKept + totals.detailsListed, totals.detailsFound)}%)` +
-          (options.keepDetails ? `; ${totals.detailsListed} of them on the keepDetails line` : '; --keep-details keeps the rest'),
+          (options.keepDetails
+            ? `; ${totals.detailsListed} of them on the keepDetails line`
+            : totals.detailsKept < totals.detailsFound
+              ? '; --keep-details keeps the rest'
+              : ''),
       ],
       ['chars sent (recall)', number(totals.recallChars)],
       ['chars verbatim', number(totals.verbatimChars)],

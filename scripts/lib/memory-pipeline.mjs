@@ -193,9 +193,11 @@ export function pickWithinBudget(entries, budget, countTokens) {
   const raw = all.filter((entry) => !isSummaryEntry(entry));
   let remaining = budget - summaries.reduce((sum, entry) => sum + size(entry), 0);
   let firstKept = raw.length;
-  while (firstKept > 0 && size(raw[firstKept - 1]) <= remaining) {
+  while (firstKept > 0) {
+    const next = size(raw[firstKept - 1]);
+    if (next > remaining) break;
     firstKept -= 1;
-    remaining -= size(raw[firstKept]);
+    remaining -= next;
   }
   return [...summaries, ...raw.slice(firstKept)];
 }

@@ -146,3 +146,13 @@ fn text(value: JsValue) -> Result<JsString, String> {
         .dyn_into::<JsString>()
         .map_err(|value| format!("the summarizer returned {} instead of a string", js::describe(&value)))
 }
+
+/// What a synchronous user function (`now`, `countTokens`) returned, when it
+/// is a number `accept` takes; otherwise what it gave instead, as an event
+/// names it (`nothing (it threw: …)` for a throw).
+pub fn number_returned(returned: Result<JsValue, JsValue>, accept: impl Fn(f64) -> bool) -> Result<f64, String> {
+    match returned {
+        Ok(value) => value.as_f64().filter(|&n| accept(n)).ok_or_else(|| js::describe(&value)),
+        Err(error) => Err(format!("nothing (it threw: {})", js::cause_of(&error))),
+    }
+}

@@ -5,7 +5,7 @@
 use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
 
-use super::js;
+use super::call;
 use super::recall::Recall;
 use crate::core::events::{InvalidSpot, COUNTER_FIELD, TOKEN_COUNT_EXPECTED};
 
@@ -32,8 +32,5 @@ pub fn count(counter: Option<&Function>, text: &JsString) -> Result<f64, String>
     let Some(counter) = counter else {
         return Ok((f64::from(text.length()) / 4.0).ceil());
     };
-    match counter.call1(&JsValue::UNDEFINED, text) {
-        Ok(value) => value.as_f64().filter(|n| n.is_finite() && *n >= 0.0).ok_or_else(|| js::describe(&value)),
-        Err(error) => Err(format!("nothing (it threw: {})", js::cause_of(&error))),
-    }
+    call::number_returned(counter.call1(&JsValue::UNDEFINED, text), |n| n.is_finite() && n >= 0.0)
 }

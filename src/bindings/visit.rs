@@ -782,8 +782,5 @@ fn end_flight(flight: Option<Rc<Flight>>, outcome: &FlightOutcome) {
 
 /// Reads a user's `now`: a finite number of unix ms, or what was found.
 fn read_clock(now: &Function) -> Result<f64, String> {
-    match now.call0(&JsValue::UNDEFINED) {
-        Ok(value) => value.as_f64().filter(|ms| ms.is_finite()).ok_or_else(|| js::describe(&value)),
-        Err(error) => Err(format!("nothing (it threw: {})", js::cause_of(&error))),
-    }
+    call::number_returned(now.call0(&JsValue::UNDEFINED), f64::is_finite)
 }
