@@ -25,8 +25,9 @@ export const publicExports = [
 const foldedIds = ['msg-1-0', 'msg-1-1', 'msg-2-0', 'msg-2-1', 'msg-3-0', 'msg-3-1'];
 const expectedRecallIds = ['msg-summary-1-3', 'msg-4-0', 'msg-4-1'];
 const strategyApplied = 'agentfootprint.memory.strategy_applied';
-// What `callbackSummary` leaves out of turns 1–3 (it keeps ZX-4471).
-const droppedDetails = ['March 3rd', '$649', '48 inches', '45 inches'];
+// What `callbackSummary` leaves out of turns 1–3 (it keeps ZX-4471), each
+// at its newest mention: "48 inches" comes up again after "45 inches".
+const droppedDetails = ['March 3rd', '$649', '45 inches', '48 inches'];
 
 /** What every environment's scenario result must show. */
 export function assertConsumerScenario(result) {
