@@ -24,7 +24,7 @@ import {
   pickWithinBudget,
   runMemoryTurn,
 } from '../../scripts/lib/memory-pipeline.mjs';
-import { scratchProject } from './lib/scratch.mjs';
+import { packageAndFootprint } from './lib/scratch.mjs';
 
 const TURNS = 40;
 const TRIGGER_MIN_ENTRIES = 12;
@@ -39,11 +39,7 @@ let pkg;
 let footprint;
 
 before(async () => {
-  const project = await scratchProject();
-  pkg = await project.importPackage();
-  // footprintjs as installed beside it, so the pipeline never touches the
-  // repo's node_modules.
-  footprint = await project.importPackage('footprintjs');
+  ({ pkg, footprint } = await packageAndFootprint());
 });
 
 // ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import {
   isSummaryEntry,
   runMemoryTurn,
 } from '../../scripts/lib/memory-pipeline.mjs';
-import { scratchProject } from './lib/scratch.mjs';
+import { packageAndFootprint } from './lib/scratch.mjs';
 
 /** The counter the README shows: a user's "<|endoftext|>" is text, not an error. */
 const realCounter = () => {
@@ -33,9 +33,7 @@ let pkg;
 let footprint;
 
 before(async () => {
-  const project = await scratchProject();
-  pkg = await project.importPackage();
-  footprint = await project.importPackage('footprintjs');
+  ({ pkg, footprint } = await packageAndFootprint());
 });
 
 /** Four turns of CJK and emoji text (and one special token), two entries each. */

@@ -26,6 +26,15 @@ export function scratchProject() {
   return projectPromise;
 }
 
+/**
+ * The packed package and footprintjs, both as installed in the scratch
+ * project, so a pipeline never touches the repo's node_modules.
+ */
+export async function packageAndFootprint() {
+  const project = await scratchProject();
+  return { pkg: await project.importPackage(), footprint: await project.importPackage('footprintjs') };
+}
+
 function packedTarball() {
   if (process.env.FPS_TARBALL) return resolve(process.env.FPS_TARBALL);
   let output;
