@@ -2,7 +2,7 @@
 // package: 2,000 seeded scenarios with exotic Unicode, stored summaries with
 // overlapping and dangling coverage, invalid elements, summarizers that fail,
 // refuse, hang or answer late, stores that fail, two conversations sharing ids,
-// and concurrent runs. Every run is checked against an independent model of
+// concurrent runs, and budgets in tokens (a word counter or the default). Every run is checked against an independent model of
 // the SPEC (see randomized/harness.mjs for the invariants).
 //
 //   node --test tests/js/randomized.test.mjs               all scenarios
@@ -53,6 +53,10 @@ const PATHS_A_FULL_RUN_REACHES = [
   'outcome: failed (reject)',
   'outcome: failed (reject-value)',
   'outcome: failed (throw)',
+  'tokens by countTokens: call',
+  'tokens by countTokens: not-worth',
+  'tokens by ceil(length / 4): call',
+  'tokens by ceil(length / 4): not-worth',
 ];
 const FULL_RUN = 500;
 

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { types } from 'node:util';
-import { EVENT_TYPE, PAYLOAD_KEYS, coverageOf, expectedSummaryEntry, summarySortKey } from './spec-model.mjs';
+import { EVENT_TYPE, PAYLOAD_KEYS, coverageOf, expectedSummaryEntry, summarySortKey, tokenCount } from './spec-model.mjs';
 
 const CALL_KINDS_THAT_FAIL = new Set(['throw', 'reject', 'reject-value', 'non-string', 'null-response', 'hang', 'late']);
 export const sameElements = (a, b) => a.length === b.length && a.every((item, index) => item === b[index]);
@@ -352,7 +352,17 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
   }
   // The evidence the SPEC gives, then the details audit (issue #27), which
   // only has to be consistent here: core::details has its own tests.
-  const { detailsFound, detailsKept, droppedDetails, droppedDetailCount, ...specEvidence } = payload.scoreEvidence;
+  const {
+    detailsFound,
+    detailsKept,
+    droppedDetails,
+    droppedDetailCount,
+    recallTokensBefore,
+    recallTokensAfter,
+    spanTokens,
+    summaryTokens,
+    ...specEvidence
+  } = payload.scoreEvidence;
   assert.deepEqual(specEvidence, {
     summarizerCalled: true,
     spanEntries: plan.span.length,
@@ -362,7 +372,25 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
     ...modelEvidence(settings),
     ...usageEvidence(outcome.call),
   });
-  assert.deepEqual(Object.keys(payload.scoreEvidence).slice(-4), ['detailsFound', 'detailsKept', 'droppedDetails', 'droppedDetailCount']);
+  const tokenKeys = settings.countsTokens ? ['recallTokensBefore', 'recallTokensAfter', 'spanTokens', 'summaryTokens'] : [];
+  assert.deepEqual(Object.keys(payload.scoreEvidence).slice(-4 - tokenKeys.length), [
+    'detailsFound',
+    'detailsKept',
+    'droppedDetails',
+    'droppedDetailCount',
+    ...tokenKeys,
+  ]);
+  // §8 Tokens, by the same counter: recall before and after, the span, the summary.
+  if (settings.countsTokens) {
+    const summaryCount = tokenCount(outcome.content, settings);
+    assert.deepEqual(
+      { recallTokensBefore, recallTokensAfter, spanTokens, summaryTokens },
+      { recallTokensBefore: plan.tokens.before, recallTokensAfter: plan.tokens.kept + summaryCount, spanTokens: plan.tokens.span, summaryTokens: summaryCount },
+      'fold: token evidence differs from §8',
+    );
+  } else {
+    assert.equal(recallTokensBefore, undefined, 'no token option, yet tokens were counted');
+  }
   assert.ok(Number.isInteger(detailsFound) && detailsKept <= detailsFound, 'detailsKept exceeds detailsFound');
   assert.equal(droppedDetailCount, detailsFound - detailsKept);
   assert.ok(Array.isArray(droppedDetails) && droppedDetails.length === Math.min(droppedDetailCount, 20), 'droppedDetails is the first 20 dropped');

@@ -45,8 +45,18 @@ function settingsOf(config) {
     timeoutMs: config.timeoutMs,
     now: config.now,
     store: config.store,
+    // The stage counts tokens with a counter or a token option, never otherwise.
+    countsTokens:
+      config.tokens !== undefined &&
+      (config.tokens.counter === 'words' || config.tokens.triggerMinTokens !== undefined || config.tokens.preserveRecentTokens !== undefined),
+    countTokens: config.tokens?.counter === 'words' ? countWords : undefined,
+    triggerMinTokens: config.tokens?.triggerMinTokens,
+    preserveRecentTokens: config.tokens?.preserveRecentTokens,
   };
 }
+
+/** The scenarios' `countTokens`: whitespace-separated words. */
+const countWords = (text) => text.split(/\s+/).filter(Boolean).length;
 
 function buildConfig(ctx) {
   const { config } = ctx.scenario;
@@ -57,6 +67,10 @@ function buildConfig(ctx) {
     if (config[key] !== undefined) stageConfig[key] = config[key];
   }
   if (config.now !== undefined) stageConfig.now = () => config.now;
+  if (config.tokens?.counter === 'words') stageConfig.countTokens = countWords;
+  for (const key of ['triggerMinTokens', 'preserveRecentTokens']) {
+    if (config.tokens?.[key] !== undefined) stageConfig[key] = config.tokens[key];
+  }
   if (config.onEvent !== 'none') {
     stageConfig.onEvent = (type, payload) => {
       ctx.onEventCalls.push({ type, payload, wave: ctx.waveIndex, late: ctx.inFlight === 0 });
@@ -362,6 +376,7 @@ async function runWave(ctx, wave) {
     checkRecallInvariants(ctx, run, observed);
     ctx.count(`plan: ${run.plan.kind}`);
     ctx.count(`form: ${run.spec.form}`);
+    if (ctx.settings.countsTokens) ctx.count(`tokens by ${ctx.settings.countTokens ? 'countTokens' : 'ceil(length / 4)'}: ${run.plan.kind}`);
     if (run.plan.kind === 'invalid') {
       ctx.expectWarning = true;
       ctx.count(`invalid: ${run.spec.invalid?.kind ?? 'none'}`);

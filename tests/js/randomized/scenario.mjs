@@ -289,7 +289,15 @@ export function generateScenario(seed) {
     timeoutMs: maybe(0.3, () => random.pick([3, 8, 15])),
     now: maybe(0.7, () => 1_750_000_000_000 + random.int(0, 1e9)),
     onEvent: random.pick(['none', 'record', 'throw']),
+    // Budgets in tokens (issue #28): by a word counter, or the package's ceil(length / 4).
+    tokens: maybe(0.3, () => ({
+      counter: random.pick(['words', 'default']),
+      triggerMinTokens: maybe(0.6, () => random.int(0, 400)),
+      preserveRecentTokens: maybe(0.6, () => random.pick([0, random.int(1, 40), random.int(40, 300)])),
+    })),
   };
+  // preserveRecentTokens replaces preserveRecent (the two are refused together).
+  if (config.tokens?.preserveRecentTokens !== undefined) config.preserveRecent = undefined;
   const style = {
     exoticTurns: random.chance(0.15),
     missingTurns: random.chance(0.15),

@@ -117,17 +117,32 @@ export function planVisit(loaded, settings) {
   const raw = entries.filter((entry) => coverageOf(entry) === undefined && !namedByAnother(entry));
   const summaries = stableSortSummaries(summaryEntries.filter((entry) => !namedByAnother(entry)));
 
-  let splitAt = raw.length - settings.preserveRecent;
-  if (splitAt <= 0) splitAt = 0;
-  else if (splitAt < raw.length && turnOf(raw[splitAt]) !== undefined) {
-    const boundaryTurn = turnOf(raw[splitAt]);
-    while (splitAt > 0 && turnOf(raw[splitAt - 1]) === boundaryTurn) splitAt--;
+  const tokensOf = (list) => list.reduce((sum, entry) => sum + tokenCount(entry.value.content ?? '', settings), 0);
+  let splitAt;
+  if (settings.preserveRecentTokens !== undefined) {
+    // §4 step 4, beyond: whole turns from the newest, until they hold enough tokens.
+    splitAt = raw.length;
+    while (splitAt > 0 && tokensOf(raw.slice(splitAt)) < settings.preserveRecentTokens) {
+      const turn = turnOf(raw[splitAt - 1]);
+      splitAt--;
+      while (turn !== undefined && splitAt > 0 && turnOf(raw[splitAt - 1]) === turn) splitAt--;
+    }
+  } else {
+    splitAt = raw.length - settings.preserveRecent;
+    if (splitAt <= 0) splitAt = 0;
+    else if (splitAt < raw.length && turnOf(raw[splitAt]) !== undefined) {
+      const boundaryTurn = turnOf(raw[splitAt]);
+      while (splitAt > 0 && turnOf(raw[splitAt - 1]) === boundaryTurn) splitAt--;
+    }
   }
   const span = raw.slice(0, splitAt);
   const tail = raw.slice(splitAt);
   const base = { entries, summaries, excluded, raw, span, tail, verbatimRecall: [...summaries, ...raw] };
 
-  if (entries.length < settings.triggerMinEntries || span.length < Math.max(1, settings.minFoldEntries)) {
+  const triggered =
+    entries.length >= settings.triggerMinEntries ||
+    (settings.triggerMinTokens !== undefined && tokensOf(raw) >= settings.triggerMinTokens);
+  if (!triggered || span.length < Math.max(1, settings.minFoldEntries)) {
     return { kind: 'not-worth', ...base };
   }
   const spanChars = span.reduce((sum, entry) => sum + (entry.value.content ?? '').length, 0);
@@ -144,7 +159,15 @@ export function planVisit(loaded, settings) {
     toTurn,
     label,
     labelChars,
+    // §8 Tokens: what a fold's evidence reports beside the summary's own.
+    ...(settings.countsTokens ? { tokens: { before: tokensOf(entries), span: tokensOf(span), kept: tokensOf([...summaries, ...tail]) } } : {}),
   };
+}
+
+/** §8 Tokens: `countTokens(text)`, or ceil(length / 4); an empty text is 0. */
+export function tokenCount(text, settings) {
+  if (text === '') return 0;
+  return settings.countTokens ? settings.countTokens(text) : Math.ceil(text.length / 4);
 }
 
 /** §2 anchor: max(0, updatedAt + 1 over the span); 0 or NaN falls back to now. */
