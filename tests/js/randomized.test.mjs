@@ -2,7 +2,8 @@
 // package: 2,000 seeded scenarios with exotic Unicode, stored summaries with
 // overlapping and dangling coverage, invalid elements, summarizers that fail,
 // refuse, hang or answer late, stores that fail, two conversations sharing ids,
-// concurrent runs, and budgets in tokens (a word counter or the default). Every run is checked against an independent model of
+// concurrent runs, keepDetails, and budgets in tokens (a word counter or the
+// default). Every run is checked against an independent model of
 // the SPEC (see randomized/harness.mjs for the invariants).
 //
 //   node --test tests/js/randomized.test.mjs               all scenarios
@@ -53,6 +54,8 @@ const PATHS_A_FULL_RUN_REACHES = [
   'outcome: failed (reject)',
   'outcome: failed (reject-value)',
   'outcome: failed (throw)',
+  'keepDetails: a line after the summary',
+  'keepDetails: details the bounds let go',
   'tokens by countTokens: call',
   'tokens by countTokens: not-worth',
   'tokens by ceil(length / 4): call',

@@ -4,6 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { types } from 'node:util';
+
+/** How the keepDetails line starts (core::details::PIN_START). */
+const PIN_START = '\n[exact details from these turns: ';
 import { EVENT_TYPE, PAYLOAD_KEYS, coverageOf, expectedSummaryEntry, summarySortKey, tokenCount } from './spec-model.mjs';
 
 const CALL_KINDS_THAT_FAIL = new Set(['throw', 'reject', 'reject-value', 'non-string', 'null-response', 'hang', 'late']);
@@ -315,7 +318,18 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
   const summary = newSummaries[0];
   const id = `msg-summary-${plan.fromTurn}-${plan.toTurn}`;
   assert.equal(summary.id, id);
-  assert.equal(summary.value.content, outcome.content, 'fold: summary content is not label + "\\n\\n" + text');
+  // With keepDetails (issue #27) a line may follow: the details the text
+  // dropped, within its bounds and the room below the span's length.
+  const content = summary.value.content;
+  assert.equal(content.slice(0, outcome.content.length), outcome.content, 'fold: summary content is not label + "\\n\\n" + text');
+  const line = content.slice(outcome.content.length);
+  const listed = line === '' ? [] : line.slice(PIN_START.length, -1).split('; ');
+  if (line !== '') {
+    assert.ok(settings.keepDetails, `fold: a line after the summary without keepDetails: ${JSON.stringify(line)}`);
+    assert.ok(line.startsWith(PIN_START) && line.endsWith(']') && !line.slice(1).includes('\n'), `fold: not a keepDetails line: ${JSON.stringify(line)}`);
+    assert.ok(listed.length <= settings.keepDetails.maxDetails && line.length <= settings.keepDetails.maxChars, `fold: the keepDetails line breaks its bounds: ${JSON.stringify(line)}`);
+  }
+  assert.ok(content.length < plan.spanChars, 'fold: the summary with its keepDetails line is not smaller than the span');
   assert.deepEqual(coverageOf(summary).coveredIds, plan.spanIds);
   assert.deepEqual(payload.droppedIds, [...plan.excluded.map((entry) => entry.id), ...plan.spanIds]);
   assert.deepEqual(payload.addedIds, [id]);
@@ -329,7 +343,7 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
   if (settings.now === undefined) {
     assert.ok(now >= group.startedAt && now <= group.finishedAt, `fold without a clock: summarizedAtMs ${now} is not Date.now()`);
   }
-  const expected = expectedSummaryEntry(plan, settings, outcome.content, now);
+  const expected = expectedSummaryEntry(plan, settings, content, now);
   // The details audit (issue #27) adds the dropped details the event names,
   // after the SPEC's coverage keys, when there are any.
   const dropped = payload.scoreEvidence.droppedDetails;
@@ -355,6 +369,7 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
   const {
     detailsFound,
     detailsKept,
+    detailsPinned,
     droppedDetails,
     droppedDetailCount,
     recallTokensBefore,
@@ -367,22 +382,22 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
     summarizerCalled: true,
     spanEntries: plan.span.length,
     spanChars: plan.spanChars,
-    summaryChars: outcome.content.length,
+    summaryChars: content.length,
     persisted,
     ...modelEvidence(settings),
     ...usageEvidence(outcome.call),
   });
   const tokenKeys = settings.countsTokens ? ['recallTokensBefore', 'recallTokensAfter', 'spanTokens', 'summaryTokens'] : [];
-  assert.deepEqual(Object.keys(payload.scoreEvidence).slice(-4 - tokenKeys.length), [
-    'detailsFound',
-    'detailsKept',
+  const detailKeys = settings.keepDetails ? ['detailsFound', 'detailsKept', 'detailsPinned'] : ['detailsFound', 'detailsKept'];
+  assert.deepEqual(Object.keys(payload.scoreEvidence).slice(-detailKeys.length - 2 - tokenKeys.length), [
+    ...detailKeys,
     'droppedDetails',
     'droppedDetailCount',
     ...tokenKeys,
   ]);
   // §8 Tokens, by the same counter: recall before and after, the span, the summary.
   if (settings.countsTokens) {
-    const summaryCount = tokenCount(outcome.content, settings);
+    const summaryCount = tokenCount(content, settings);
     assert.deepEqual(
       { recallTokensBefore, recallTokensAfter, spanTokens, summaryTokens },
       { recallTokensBefore: plan.tokens.before, recallTokensAfter: plan.tokens.kept + summaryCount, spanTokens: plan.tokens.span, summaryTokens: summaryCount },
@@ -392,6 +407,9 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
     assert.equal(recallTokensBefore, undefined, 'no token option, yet tokens were counted');
   }
   assert.ok(Number.isInteger(detailsFound) && detailsKept <= detailsFound, 'detailsKept exceeds detailsFound');
-  assert.equal(droppedDetailCount, detailsFound - detailsKept);
+  assert.equal(detailsPinned, settings.keepDetails ? listed.length : undefined, 'detailsPinned is not what the line lists');
+  assert.equal(droppedDetailCount, detailsFound - detailsKept - listed.length);
+  if (listed.length > 0) ctx.count('keepDetails: a line after the summary');
+  if (settings.keepDetails && droppedDetailCount > 0) ctx.count('keepDetails: details the bounds let go');
   assert.ok(Array.isArray(droppedDetails) && droppedDetails.length === Math.min(droppedDetailCount, 20), 'droppedDetails is the first 20 dropped');
 }

@@ -50,6 +50,7 @@ function settingsOf(config) {
       config.tokens !== undefined &&
       (config.tokens.counter === 'words' || config.tokens.triggerMinTokens !== undefined || config.tokens.preserveRecentTokens !== undefined),
     countTokens: config.tokens?.counter === 'words' ? countWords : undefined,
+    keepDetails: config.keepDetails === undefined ? undefined : { maxDetails: 64, maxChars: 1000, ...(config.keepDetails === true ? {} : config.keepDetails) },
     triggerMinTokens: config.tokens?.triggerMinTokens,
     preserveRecentTokens: config.tokens?.preserveRecentTokens,
   };
@@ -68,6 +69,7 @@ function buildConfig(ctx) {
   }
   if (config.now !== undefined) stageConfig.now = () => config.now;
   if (config.tokens?.counter === 'words') stageConfig.countTokens = countWords;
+  if (config.keepDetails !== undefined) stageConfig.keepDetails = config.keepDetails;
   for (const key of ['triggerMinTokens', 'preserveRecentTokens']) {
     if (config.tokens?.[key] !== undefined) stageConfig[key] = config.tokens[key];
   }

@@ -296,6 +296,15 @@ export function generateScenario(seed) {
       preserveRecentTokens: maybe(0.6, () => random.pick([0, random.int(1, 40), random.int(40, 300)])),
     })),
   };
+  // keepDetails (issue #27): its defaults, or bounds small enough to let details go.
+  config.keepDetails = maybe(0.25, () =>
+    random.pick([
+      true,
+      { maxDetails: random.int(0, 4) },
+      { maxChars: random.int(0, 120) },
+      { maxDetails: random.int(1, 10), maxChars: random.int(40, 400) },
+    ]),
+  );
   // preserveRecentTokens replaces preserveRecent (the two are refused together).
   if (config.tokens?.preserveRecentTokens !== undefined) config.preserveRecent = undefined;
   const style = {
