@@ -422,21 +422,18 @@ impl Visit {
         let room = candidate.span.chars - summary_chars - 1;
         let pinned = self.settings.core.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
         let content = self.label(&candidate).concat(&text).concat(&JsValue::from_str(&pinned));
-        let summary_tokens = match self.settings.core.tokens {
-            Some(_) => match tokens::count(self.settings.count_tokens.as_ref(), &content) {
-                Ok(tokens) => Some(tokens),
-                Err(found) => {
-                    // Latched: asking again would pay for a summary the counter refuses again.
-                    if let Some(flight) = &flight {
-                        latches::insert(&self.stage, flight.key());
-                    }
-                    let outcome = FlightOutcome::SummaryUncounted { found };
-                    end_flight(flight, &outcome);
-                    let claim = self.give_up_or(&candidate, held, || claim).await;
-                    return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
+        let summary_tokens = match self.summary_tokens(&content) {
+            Ok(tokens) => tokens,
+            Err(found) => {
+                // Latched: asking again would pay for a summary the counter refuses again.
+                if let Some(flight) = &flight {
+                    latches::insert(&self.stage, flight.key());
                 }
-            },
-            None => None,
+                let outcome = FlightOutcome::SummaryUncounted { found };
+                end_flight(flight, &outcome);
+                let claim = self.give_up_or(&candidate, held, || claim).await;
+                return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
+            }
         };
         let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), summary_tokens, usage, audit };
         let entry = self.summary_entry(&candidate, &span, content, now, held.as_ref(), &fold.audit);
@@ -622,6 +619,12 @@ impl Visit {
             tier: self.settings.tier.as_str(),
             source: Source { turn: facts.to_turn, identity: self.source_identity.clone() },
         })
+    }
+
+    /// The new summary's tokens when the stage counts tokens (`None` when it
+    /// does not), or what the counter gave instead of a count.
+    fn summary_tokens(&self, content: &JsString) -> Result<Option<f64>, String> {
+        self.settings.core.tokens.map(|_| tokens::count(self.settings.count_tokens.as_ref(), content)).transpose()
     }
 
     /// The label and separator a summary's content starts with (SPEC §4 step 9).
