@@ -297,7 +297,7 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     if symbol && is_amount(word.trim_matches(CURRENCY_SYMBOLS)) {
         return (Some(word.to_owned()), 1);
     }
-    if is(word, CURRENCY_WORDS) && is_amount(next) {
+    if is_amount(next) && is(word, CURRENCY_WORDS) {
         return (Some(joined(2)), 2);
     }
     if is_amount(word) && is(next, CURRENCY_WORDS) {
@@ -395,7 +395,8 @@ fn phone_words(words: &[&str], at: usize) -> Option<usize> {
     if !first.starts_with(['+', '(']) && !first.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    let phone_like = |word: &str| word.chars().all(|c| c.is_ascii_digit() || "+()-.".contains(c));
+    let phone_like =
+        |word: &str| word.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'(' | b')' | b'-' | b'.'));
     let mut digits = 0;
     let mut count = 0;
     let mut separated = false;
@@ -420,7 +421,10 @@ fn is_amount_with_commas(first: &str, count: usize) -> bool {
 /// `14:30`, `9:05:10`, `5pm`, `5 pm`, `14:30 UTC`.
 fn time_words(words: &[&str], at: usize) -> Option<usize> {
     let word = words[at];
-    let meridiem = |w: &str| ["am", "pm", "a.m", "p.m"].iter().any(|m| m.eq_ignore_ascii_case(w.trim_end_matches('.')));
+    let meridiem = |w: &str| {
+        let w = w.trim_end_matches('.');
+        ["am", "pm", "a.m", "p.m"].iter().any(|m| m.eq_ignore_ascii_case(w))
+    };
     let clock = |w: &str| {
         let mut parts = w.split(':');
         let hour = parts.next().unwrap_or("");
@@ -452,7 +456,10 @@ fn time_words(words: &[&str], at: usize) -> Option<usize> {
 /// `March 14`, `March 14th, 2026`, `14 March 2026`, `Mar. 3`: a month's name
 /// with a day (a month alone, or `may` alone, is no detail).
 fn date_words(words: &[&str], at: usize) -> Option<usize> {
-    let month = |w: &str| MONTHS.iter().any(|m| m.eq_ignore_ascii_case(w.trim_end_matches('.')));
+    let month = |w: &str| {
+        let w = w.trim_end_matches('.');
+        MONTHS.iter().any(|m| m.eq_ignore_ascii_case(w))
+    };
     let day = |w: &str| {
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &w[digits.len()..];
@@ -483,7 +490,7 @@ fn is_id(word: &str) -> bool {
     let body = word.strip_prefix('#').unwrap_or(word);
     let digits = body.chars().any(|c| c.is_ascii_digit());
     let letters = body.chars().any(|c| c.is_alphabetic());
-    let id_chars = body.chars().all(|c| c.is_alphanumeric() || "-_/.".contains(c));
+    let id_chars = body.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'));
     let ordinal = {
         let number = body.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &body[number.len()..];
