@@ -32,7 +32,7 @@ cd "$root"
 cargo build --quiet --release --target wasm32-unknown-unknown
 rm -rf target/bindgen
 # FPS_WASM_NAMES=1 keeps function names (wasm-bindgen --keep-debug, wasm-opt
-# -g), for readable CPU profiles and per-function sizes.
+# -g), for readable CPU profiles (README, "Profiling").
 keep_names=()
 wasm_opt_names=()
 if [ "${FPS_WASM_NAMES:-0}" = 1 ]; then keep_names=(--keep-debug); wasm_opt_names=(-g); fi
