@@ -141,34 +141,39 @@ export async function startPlayground({ api, notify, clearNotice }) {
   }
 
   /**
-   * The token counter the settings name, shared by the stage (`countTokens`)
-   * and the page's own counts; undefined for characters only. gpt-tokenizer
-   * is imported on first use (its o200k_base vocabulary is 2.4 MB).
+   * The token counter the settings name: `stage` is the stage's
+   * `countTokens` (undefined leaves counting to the package), `page` counts
+   * the page's own figures alike (undefined for characters only).
+   * gpt-tokenizer is imported on first use (its o200k_base vocabulary is 2.4 MB).
    */
-  async function tokenCounter() {
+  async function tokenCounters() {
     const choice = field('tokenCounter').value;
-    // A token option without a counter: the stage counts ceil(length / 4), and so does the page.
+    const quarter = (text) => Math.ceil(text.length / 4);
+    if (choice === 'approximate') return { stage: quarter, page: quarter };
+    if (choice === 'o200k') {
+      const { countTokens } = await import('../node_modules/gpt-tokenizer/esm/encoding/o200k_base.js');
+      const o200k = (text) => countTokens(text, { disallowedSpecial: new Set() });
+      return { stage: o200k, page: o200k };
+    }
+    // None chosen: with a token option the package counts ceil(length / 4), and so does the page.
     const tokenOption = numberSetting('triggerMinTokens') !== undefined || numberSetting('preserveRecentTokens') !== undefined;
-    if (choice === 'approximate' || (choice === 'none' && tokenOption)) return (text) => Math.ceil(text.length / 4);
-    if (choice !== 'o200k') return undefined;
-    const { countTokens } = await import('../node_modules/gpt-tokenizer/esm/encoding/o200k_base.js');
-    return (text) => countTokens(text, { disallowedSpecial: new Set() });
+    return { stage: undefined, page: tokenOption ? quarter : undefined };
   }
 
   async function createSimulation() {
     try {
       const summarizer = summarizerConfig();
       const options = stageOptions();
-      const countTokens = await tokenCounter();
+      const counters = await tokenCounters();
       const simulation = new ConversationSimulation({
         turns: state.turns,
         loadCount: loadCount(),
-        countTokens,
+        countTokens: counters.page,
         buildStage: (store, now) =>
           api.summarize({
             ...summarizer,
             ...options,
-            ...(countTokens ? { countTokens } : {}),
+            ...(counters.stage ? { countTokens: counters.stage } : {}),
             store: { put: (identity, entry) => store.put(identity, entry) },
             now,
           }),

@@ -8,6 +8,9 @@
 // email, a phone number, a date, a time, a URL, a path, a percentage, a
 // quantity), and it survives when recall still holds it as written.
 
+import { contentTokens } from '../lib/memory-pipeline.mjs';
+import { o200kTokens } from '../lib/tokens.mjs';
+
 export const LONG_SETTINGS = Object.freeze({ turns: 1000, window: 24, triggerMinEntries: 12, preserveRecent: 4, minFoldEntries: 4, maxChars: 600 });
 export const CHECKPOINTS = [100, 250, 500, 1000];
 const FACT_EVERY = 20;
@@ -43,12 +46,6 @@ export const COUNTING_VARIANTS = [
   { name: 'o200k_base', stage: { maxSummaries: 1, triggerMinTokens: Number.MAX_SAFE_INTEGER }, counter: 'o200k' },
 ];
 
-let o200k;
-/** gpt-tokenizer's o200k_base counter, imported once; a user's "<|endoftext|>" is text. */
-async function o200kCounter() {
-  o200k ??= (await import('gpt-tokenizer/encoding/o200k_base')).countTokens;
-  return (text) => o200k(text, { disallowedSpecial: new Set() });
-}
 
 const CHATTER = [
   ['user', 'Hi again, quick question about my delivery.'],
@@ -115,7 +112,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
   // Time spent inside a real counter, and in the stage as a whole.
   let counterMs = 0;
   let stageMs = 0;
-  const realCounter = variant.counter === 'o200k' ? await o200kCounter() : undefined;
+  const realCounter = variant.counter === 'o200k' ? o200kTokens : undefined;
   const countTokens =
     realCounter &&
     ((text) => {
@@ -124,7 +121,6 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
       counterMs += performance.now() - started;
       return tokens;
     });
-  const tokensOf = await o200kCounter();
   const stage = variant.stage
     ? api.summarize({
         llm,
@@ -166,7 +162,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
     stageMs += performance.now() - started;
     const recall = scope.loaded;
     charsSent.push(recall.reduce((sum, entry) => sum + (entry.value?.content?.length ?? 0), 0));
-    tokensSent.push(recall.reduce((sum, entry) => sum + tokensOf(entry.value?.content ?? ''), 0));
+    tokensSent.push(contentTokens(recall, o200kTokens));
     oldestReached = Math.min(...recall.map((entry) => entry.metadata?.summarizes?.fromTurn ?? entry.source?.turn ?? Infinity));
     if (firstFoldTurn === undefined && recall.some((entry) => entry.metadata?.summarizes)) firstFoldTurn = turn;
     if (firstFoldTurn !== undefined && oldestReached > 1) turnsNotReachingTurnOne++;

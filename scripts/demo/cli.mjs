@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { pickWithinBudget, runMemoryTurn } from '../lib/memory-pipeline.mjs';
+import { contentTokens, pickWithinBudget, runMemoryTurn } from '../lib/memory-pipeline.mjs';
 import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
 import { runFleet } from './fleet.mjs';
 import {
@@ -21,7 +21,6 @@ import {
   PACKAGE_ENTRY,
   SETTINGS,
   contentChars,
-  contentTokens,
   loadTokenCounter,
   buildDemo,
   openStore,

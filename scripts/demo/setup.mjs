@@ -38,18 +38,12 @@ export const SETTINGS = Object.freeze({
 });
 
 /**
- * `--tokens`: gpt-tokenizer's o200k_base counter (GPT-4o's encoding), the
- * one the stage and PickByBudget share. A user's "<|endoftext|>" counts as
- * text instead of throwing.
+ * `--tokens`: the o200k_base counter the stage and PickByBudget share,
+ * imported only then (its vocabulary takes a while to load).
  */
 export async function loadTokenCounter() {
-  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-  return (text) => countTokens(text, { disallowedSpecial: new Set() });
+  return (await import('../lib/tokens.mjs')).o200kTokens;
 }
-
-/** Tokens of the entries' string contents, by `countTokens`. */
-export const contentTokens = (entries, countTokens) =>
-  entries.reduce((sum, entry) => sum + (typeof entry.value?.content === 'string' ? countTokens(entry.value.content) : 0), 0);
 
 /**
  * The `llm` for the stage, wrapped in the same shape (callback stays a

@@ -152,6 +152,11 @@ function contentChars(entry) {
   return contentText(entry).length;
 }
 
+/** Tokens of the entries' string contents, by `countTokens` (`(text) => number`). */
+export function contentTokens(entries, countTokens) {
+  return Array.from(entries).reduce((sum, entry) => sum + (typeof entry?.value?.content === 'string' ? countTokens(entry.value.content) : 0), 0);
+}
+
 /** Throws unless `entry` is an object with a string id, what every store's `method` needs. */
 export function assertEntry(method, entry) {
   if (entry === null || typeof entry !== 'object' || typeof entry.id !== 'string') {

@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 
 import { turnMessages } from '../../scripts/demo/conversation.mjs';
 import { openSqliteStore } from '../../scripts/demo/sqlite-store.mjs';
-import { messageEntryId, selectRecent } from '../../scripts/lib/memory-pipeline.mjs';
+import { contentTokens, messageEntryId, selectRecent } from '../../scripts/lib/memory-pipeline.mjs';
 import { jsonRecords, runDemoCli } from '../../scripts/lib/run-node.mjs';
 import { startStub } from './lib/openai-stub.mjs';
 
@@ -603,8 +603,8 @@ test('--keep-details: every fold says what its summary kept, and the line keeps 
 });
 
 test('--tokens: the stage and the picker count o200k_base tokens; each turn shows the tokens sent and saved', { timeout: 120_000 }, async () => {
-  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-  const tokensOf = (entries) => entries.reduce((sum, entry) => sum + countTokens(entry.value.content, { disallowedSpecial: new Set() }), 0);
+  const { o200kTokens } = await import('../../scripts/lib/tokens.mjs');
+  const tokensOf = (entries) => contentTokens(entries, o200kTokens);
   const dbPath = freshDbPath();
   const { stdout, stderr } = await runOk(['--json', '--turns', '40', '--tokens', '--db', dbPath]);
   const records = jsonRecords(stdout);

@@ -3,13 +3,12 @@
 // over CJK and emoji text the approximate counter under-counts, and the
 // packed package inside a footprintjs memory pipeline.
 
-import { test, before } from 'node:test';
+import { test, before, mock } from 'node:test';
 import assert from 'node:assert/strict';
-
-import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 
 import {
   STRATEGY_EVENT,
+  contentTokens,
   createMemoryPipeline,
   createMemoryStore,
   createMonotonicClock,
@@ -17,16 +16,12 @@ import {
   runMemoryTurn,
 } from '../../scripts/lib/memory-pipeline.mjs';
 import { packageAndFootprint } from './lib/scratch.mjs';
+import { o200kTokens } from '../../scripts/lib/tokens.mjs';
 
-/** The counter the README shows: a user's "<|endoftext|>" is text, not an error. */
-const realCounter = () => {
-  const texts = [];
-  const counter = (text) => {
-    texts.push(text);
-    return o200k(text, { disallowedSpecial: new Set() });
-  };
-  return Object.assign(counter, { texts });
-};
+/** The counter the README shows, recording every text it is given. */
+const realCounter = () => mock.fn(o200kTokens);
+const textsCountedBy = (counter) => counter.mock.calls.map((call) => call.arguments[0]);
+const tokens = (entries) => contentTokens(entries, o200kTokens);
 const quarter = (text) => Math.ceil(text.length / 4);
 
 let pkg;
@@ -58,12 +53,11 @@ function cjkConversation() {
   );
 }
 
-const sum = (values) => values.reduce((a, b) => a + b, 0);
 
 test('a real tokenizer triggers on CJK and emoji text that ceil(length / 4) under-counts', async () => {
   const loaded = cjkConversation();
-  const real = sum(loaded.map((entry) => o200k(entry.value.content, { disallowedSpecial: new Set() })));
-  const approximate = sum(loaded.map((entry) => quarter(entry.value.content)));
+  const real = tokens(loaded);
+  const approximate = contentTokens(loaded, quarter);
   assert.ok(real > 1.5 * approximate, `o200k counts ${real} tokens, length / 4 gives ${approximate}`);
   const trigger = Math.floor((real + approximate) / 2);
   const config = { llm: pkg.extractive({ maxChars: 200 }), triggerMinEntries: 100, triggerMinTokens: trigger, preserveRecent: 2 };
@@ -77,21 +71,19 @@ test('a real tokenizer triggers on CJK and emoji text that ceil(length / 4) unde
   const evidence = events[0].payload.scoreEvidence;
   assert.ok(events[0].payload.reason.startsWith('folded 6 entries (turns 1–3)'), events[0].payload.reason);
   const summary = recall[0];
-  const tokens = (entries) => sum(entries.map((entry) => o200k(entry.value.content, { disallowedSpecial: new Set() })));
   assert.equal(evidence.recallTokensBefore, real);
   assert.equal(evidence.spanTokens, tokens(loaded.slice(0, 6)));
   assert.equal(evidence.summaryTokens, tokens([summary]));
   assert.equal(evidence.recallTokensAfter, tokens(recall));
   assert.ok(evidence.recallTokensAfter < evidence.recallTokensBefore);
   // Once per entry text, then once on the summary.
-  assert.deepEqual(counter.texts, [...loaded.map((entry) => entry.value.content), summary.value.content]);
+  assert.deepEqual(textsCountedBy(counter), [...loaded.map((entry) => entry.value.content), summary.value.content]);
 });
 
 test('preserveRecentTokens keeps whole turns by the real tokenizer, and no more than it needs', async () => {
   const loaded = cjkConversation();
-  const tokensOf = (entry) => o200k(entry.value.content, { disallowedSpecial: new Set() });
   // One token more than the newest turn holds: the turn before it stays whole too.
-  const newestTurn = tokensOf(loaded[6]) + tokensOf(loaded[7]);
+  const newestTurn = tokens(loaded.slice(6, 8));
   const stage = pkg.summarize({ llm: pkg.extractive({ maxChars: 200 }), triggerMinEntries: 2, countTokens: realCounter(), preserveRecentTokens: newestTurn + 1 });
   const { recall } = await stage.fold(loaded, { conversationId: 'c1' });
   assert.deepEqual(recall.map((entry) => entry.id), ['msg-summary-1-2', 'msg-3-0', 'msg-3-1', 'msg-4-0', 'msg-4-1']);
@@ -129,7 +121,6 @@ test('in a footprintjs pipeline, one counter budgets the stage and the picker al
       { role: 'assistant', content: `Noted for turn ${turn}. ${lines[(turn + 1) % lines.length]}` },
     ];
     const result = await runMemoryTurn(pipeline, { identity, turn, messages });
-    const tokens = (entries) => sum(entries.map((entry) => o200k(entry.value.content, { disallowedSpecial: new Set() })));
     assert.ok(tokens(result.selected) <= budgetTokens || result.selected.every(isSummaryEntry), `turn ${turn}: the picker keeps the budget`);
     for (const { name, payload } of result.events) {
       assert.equal(name, STRATEGY_EVENT);

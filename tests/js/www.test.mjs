@@ -446,8 +446,8 @@ test('each fold shows which exact details its summary kept and dropped, and keep
 });
 
 test('with gpt-tokenizer picked, recall, the savings and each fold are counted in o200k_base tokens', { timeout: 180_000 }, async () => {
-  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-  const tokens = (texts) => texts.reduce((sum, text) => sum + countTokens(text, { disallowedSpecial: new Set() }), 0);
+  const { o200kTokens } = await import('../../scripts/lib/tokens.mjs');
+  const tokens = (texts) => texts.reduce((sum, text) => sum + o200kTokens(text), 0);
   const { page, problems } = await openPlayground({ width: 1280, height: 800 });
   await setField(page, '#trigger-min-entries', SETTINGS.triggerMinEntries);
   await setField(page, '#min-fold-entries', SETTINGS.minFoldEntries);
@@ -477,6 +477,10 @@ test('with gpt-tokenizer picked, recall, the savings and each fold are counted i
     for (const key of ['recallTokensBefore', 'recallTokensAfter', 'spanTokens', 'summaryTokens']) assert.match(fold[key] ?? '', /^\d+$/, key);
     assert.ok(Number(fold.recallTokensAfter) < Number(fold.recallTokensBefore));
   }
+  // The log lists the newest event first, and the newest summary is the last card: the stage
+  // counted that summary's text as o200k_base does.
+  const summaryTexts = await page.locator('#recall .entry-summary .entry-content').allTextContents();
+  assert.equal(Number(folds[0].summaryTokens), tokens([summaryTexts.at(-1)]), "the stage counts its summary with the page's tokenizer");
   const verbatimTexts = await page.locator('#recall .recall-verbatim .entry-content').allTextContents();
   assert.ok(tokens(verbatimTexts) >= 150, `the verbatim tail holds ${tokens(verbatimTexts)} tokens`);
   assert.deepEqual(problems, []);
