@@ -1,7 +1,7 @@
 //! Checks a stage's config at build time (SPEC §3): every refusal is thrown
 //! by `summarize(config)` at once. The rules and the words are the core's.
 
-use js_sys::{Function, JsString, Object};
+use js_sys::{JsString, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -145,7 +145,7 @@ fn check(copy: &Object) -> Result<(), ConfigError> {
     };
     claim_lease_option(claims, number_option(Key::ClaimLeaseMs)?, timeout_ms, store.is_some())?;
     let function = |key: Key, fix: &str| match get(key) {
-        Some(value) if !value.is_instance_of::<Function>() => Err(ConfigError::invalid(
+        Some(value) if !value.is_function() => Err(ConfigError::invalid(
             SUMMARIZE_CALL,
             ErrorClass::TypeError,
             key.name(),
@@ -185,9 +185,18 @@ fn check(copy: &Object) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// The `keepDetails` bounds `check` wrote into the config's copy (`false`
+/// when off): read each visit, never checked again.
+pub fn checked_keep_details(own: &JsValue) -> Option<PinBounds> {
+    let bound = |key: &str| js_sys::Reflect::get(own, &JsValue::from_str(key)).ok()?.as_f64().map(|n| n as usize);
+    own.is_object()
+        .then(|| Some(PinBounds { max_details: bound(KEEP_DETAILS_KEYS[0])?, max_chars: bound(KEEP_DETAILS_KEYS[1])? }))
+        .flatten()
+}
+
 /// `keepDetails`: `true` (the default bounds), `false`, or
 /// `{ maxDetails, maxChars }` (absent fields take the defaults).
-pub fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
+fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
     let refusal = |found: &str| {
         ConfigError::invalid(
             SUMMARIZE_CALL,

@@ -14,7 +14,7 @@ use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::config::keep_details;
+use super::config::checked_keep_details;
 use crate::core::config::{claim_lease_option, token_options, Key, Shape, StageConfig, Tier};
 use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
@@ -103,7 +103,7 @@ impl Settings {
         let claims = get(Key::Claims).and_then(|claims| claims.as_bool()).unwrap_or(false);
         core.claim_lease_ms =
             claim_lease_option(claims, number(Key::ClaimLeaseMs), core.timeout_ms, store.is_some()).ok().flatten();
-        core.keep_details = get(Key::KeepDetails).and_then(|keep| keep_details(&keep).ok().flatten());
+        core.keep_details = get(Key::KeepDetails).and_then(|own| checked_keep_details(&own));
         let count_tokens: Option<Function> = get(Key::CountTokens).and_then(|f| f.dyn_into().ok());
         core.tokens = token_options(
             count_tokens.is_some(),

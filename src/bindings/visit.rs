@@ -186,7 +186,9 @@ fn visit(
     // span that can be told apart is anyone else's to join.
     visit.span_texts = span.iter().map(|&index| visit.recall.content_text(index)).collect();
     let flight = key.map(|key| flight::start(stage_id, key));
-    let first = match visit.settings.core.claim_lease_ms {
+    // The fleet claims a span only for a conversation it can tell apart
+    // (§8, Isolation): without a key, two conversations would claim one span.
+    let first = match visit.settings.core.claim_lease_ms.filter(|_| flight.is_some()) {
         Some(lease_ms) => First::Claim { lease_ms },
         None => match visit.start_call(&span) {
             Ok(started) => First::Call(started),
@@ -211,6 +213,7 @@ enum First {
 struct Unreadable(&'static str);
 
 /// The fleet's claim on a span, as this run wrote it.
+#[derive(Clone)]
 struct HeldClaim {
     id: String,
     /// The version the store holds it at: the expected version when it is
@@ -218,6 +221,9 @@ struct HeldClaim {
     version: f64,
     claimed_at: f64,
     lease_ms: f64,
+    /// The store's `putIfVersion` as the claim read it: the give-up calls
+    /// the same function, not whatever the store holds after the awaits.
+    put_if_version: Function,
 }
 
 /// What `putIfVersion(identity, claim, 0)` came to.
@@ -298,9 +304,9 @@ impl Visit {
             },
         };
         let version = claim_version(now, js_sys::Math::random());
-        let held = HeldClaim { id: candidate.claim_id(), version, claimed_at: now, lease_ms };
+        let held = HeldClaim { id: candidate.claim_id(), version, claimed_at: now, lease_ms, put_if_version };
         let entry = self.claim_entry(candidate, &held, now + lease_ms);
-        let answer = self.put_if_version(Ok(put_if_version), &entry, 0.0).answer().await;
+        let answer = self.put_if_version(held.put_if_version.clone(), &entry, 0.0).answer().await;
         match answer.and_then(call::conditional_write_answer) {
             Ok(written) if written.applied => {
                 ClaimAnswer::Held(HeldClaim { version: written.current_version.unwrap_or(held.version), ..held })
@@ -337,16 +343,15 @@ impl Visit {
     /// which some stores refuse.)
     fn start_give_up(&self, candidate: &Candidate, held: &HeldClaim) -> Started {
         let now = self.clock(js_sys::Date::now).unwrap_or(held.claimed_at);
-        let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..*held };
+        let released = HeldClaim { id: held.id.clone(), version: held.version + 1.0, ..held.clone() };
         let entry = self.claim_entry(candidate, &released, now + 1.0);
-        let method = call::method(&self.store(), "store.putIfVersion", Callee::put_if_version);
-        self.put_if_version(method, &entry, held.version)
+        self.put_if_version(held.put_if_version.clone(), &entry, held.version)
     }
 
     /// Starts `store.putIfVersion(identity, entry, expected_version)`, under `timeoutMs`.
-    fn put_if_version(&self, method: Result<Function, String>, entry: &JsValue, expected_version: f64) -> Started {
+    fn put_if_version(&self, method: Function, entry: &JsValue, expected_version: f64) -> Started {
         let args = Array::of3(&self.identity, entry, &JsValue::from_f64(expected_version));
-        Started::call(&self.store(), method, &args, self.settings.core.timeout_ms, None)
+        Started::call(&self.store(), Ok(method), &args, self.settings.core.timeout_ms, None)
     }
 
     /// The configured store (claims require one: `config.rs`).
@@ -355,9 +360,10 @@ impl Visit {
     }
 
     /// What an event says of a run that made its call without a claim: once
-    /// per stage, that the store cannot take claims.
-    fn unclaimed(&self) -> ClaimState {
-        if self.settings.core.claim_lease_ms.is_none() || self.stage.claims_noted() {
+    /// per stage, that the store cannot take claims (`claimable`: the run's
+    /// identity names its conversation, so it would have claimed).
+    fn unclaimed(&self, claimable: bool) -> ClaimState {
+        if !claimable || self.settings.core.claim_lease_ms.is_none() || self.stage.claims_noted() {
             return ClaimState::Silent;
         }
         self.stage.set_claims_noted(true);
@@ -373,6 +379,7 @@ impl Visit {
         clock_before_call: f64,
         first: First,
     ) -> Result<JsValue, JsValue> {
+        let claimable = flight.is_some();
         let (started, held) = match first {
             First::Call(started) => (started, None),
             First::Claim { lease_ms } => {
@@ -392,7 +399,7 @@ impl Visit {
             Err(cause) => {
                 let outcome = self.failed(cause);
                 end_flight(flight, &outcome);
-                let claim = self.give_up_or(&candidate, held, || self.unclaimed()).await;
+                let claim = self.give_up_or(&candidate, held, || self.unclaimed(claimable)).await;
                 return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
             }
         };
@@ -400,7 +407,7 @@ impl Visit {
         // the claim spares the fleet that call until its lease ends.
         let claim = match &held {
             Some(held) => ClaimState::Held(held.id.clone()),
-            None => self.unclaimed(),
+            None => self.unclaimed(claimable),
         };
         // 9. A summary that does not make recall smaller is refused, and its
         // span latched: the same span gives the same answer.

@@ -333,3 +333,53 @@ async fn a_span_that_cannot_be_read_again_gives_its_claim_up() {
     assert_eq!(f.field("conditionalWrites").as_array().unwrap().len(), 2, "claimed, then given up");
     assert_eq!(f.call_count(), 0);
 }
+
+#[wasm_bindgen_test]
+async fn the_give_up_calls_the_put_if_version_the_claim_read() {
+    // A store whose `putIfVersion` is read through a getter: the claim reads
+    // it once, and the give-up after the failed call uses that same function.
+    let h = Harness::new(js(&json!({ "claims": "ok", "reply": { "reject": "HTTP 503" } })));
+    let mut extra = small_config();
+    extra.as_object_mut().unwrap().extend([("claims".into(), json!(true)), ("claimLeaseMs".into(), json!(30000))]);
+    let config = h.config(js(&extra));
+    let store = get(&config, "store");
+    let reads = eval(
+        "(store) => { const put = store.putIfVersion; const reads = { count: 0 }; \
+           Object.defineProperty(store, 'putIfVersion', { get() { reads.count += 1; return reads.count === 1 ? put : () => { throw new Error('second read'); }; } }); \
+           return reads; }",
+    )
+    .unchecked_into::<Function>()
+    .call1(&JsValue::UNDEFINED, &store)
+    .unwrap();
+    let stage = api::summarize(config).expect("valid config");
+    let fold: Function = get(&stage, "fold").dyn_into().unwrap();
+    let promise: Promise = fold
+        .call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" })))
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    let result = JsFuture::from(promise).await.unwrap();
+    assert_eq!(get(&reads, "count"), 1, "read once");
+    let writes = parse(&h.json("conditionalWrites"));
+    assert_eq!(writes.as_array().unwrap().len(), 2, "the claim and its give-up: {writes:#}");
+    let evidence = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")))["scoreEvidence"].clone();
+    assert_eq!(evidence["claimGivenUp"], true, "{evidence}");
+}
+
+#[wasm_bindgen_test]
+async fn an_identity_that_names_no_conversation_claims_nothing() {
+    // Two conversations without a conversationId would claim one span id:
+    // such a visit runs as without claims, and says nothing of claims.
+    let f = claims_fixture("ok", json!({}));
+    for identity in [json!({}), json!({ "tenant": "acme" })] {
+        f.fold(&conversation(6, 2, 100, "c1"), &js(&identity)).await;
+    }
+    assert_eq!(f.field("conditionalWrites"), json!([]), "no claim written");
+    assert_eq!(f.call_count(), 2, "each visit made its own call");
+    let events = f.field("onEvents");
+    assert_eq!(events.as_array().unwrap().len(), 2, "a fold event each");
+    for event in events.as_array().unwrap() {
+        let evidence = &event["payload"]["scoreEvidence"];
+        assert!(evidence.get("claimId").is_none() && evidence.get("claimsUnsupported").is_none(), "{evidence}");
+    }
+}
