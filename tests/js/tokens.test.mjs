@@ -137,3 +137,13 @@ test('in a footprintjs pipeline, one counter budgets the stage and the picker al
   }
   assert.ok(folds >= 2, `folded ${folds} times in 20 turns`);
 });
+
+test('functions from another realm (node:vm) are accepted, as the stage calls them', async () => {
+  const { runInNewContext } = await import('node:vm');
+  const countTokens = runInNewContext('(text) => text.length');
+  const onEvent = runInNewContext('(type, payload) => { seen.push(payload.reason); }', { seen: [] });
+  assert.ok(!(countTokens instanceof Function), 'premise: not an instance of this realm’s Function');
+  const stage = pkg.summarize({ llm: pkg.extractive(), triggerMinEntries: 2, countTokens, onEvent, preserveRecentTokens: 1 });
+  const { events } = await stage.fold(cjkConversation(), { conversationId: 'c1' });
+  assert.equal(typeof events[0].payload.scoreEvidence.recallTokensBefore, 'number');
+});
