@@ -83,21 +83,19 @@ async fn identities_are_keyed_part_by_part_with_null_as_absent() {
     assert_eq!(coalesced, [false, false, false, true, false, false]);
 }
 
-/// Starts a fold for each (recall, identity) at once while the gated
-/// summarizer holds every call. Returns the calls made while all were in
-/// flight and, once released, whether each run was coalesced (each must
-/// have folded its span into msg-summary-1-4).
+/// `fold_held` over `runs`: the calls made while all were in flight, and
+/// whether each run was coalesced (each must have folded its span into
+/// msg-summary-1-4).
 async fn fold_together(f: &Fixture, runs: &[(JsValue, JsValue)]) -> (u32, Vec<bool>) {
-    let folds: Vec<Promise> = runs.iter().map(|(loaded, identity)| f.start_fold(loaded, identity)).collect();
-    JsFuture::from(sleep(5)).await.unwrap();
-    let calls = f.call_count();
-    f.h.release();
-    let mut coalesced = Vec::new();
-    for promise in folds {
-        let result = parse(&to_json(&JsFuture::from(promise).await.unwrap()));
-        assert_eq!(result["recall"][0]["id"], "msg-summary-1-4", "{result}");
-        coalesced.push(result["events"][0]["payload"]["scoreEvidence"]["coalesced"] == true);
-    }
+    let runs: Vec<(&JsValue, &JsValue)> = runs.iter().map(|(loaded, identity)| (loaded, identity)).collect();
+    let (calls, results) = fold_held(f, &runs).await;
+    let coalesced = results
+        .iter()
+        .map(|result| {
+            assert_eq!(result["recall"][0]["id"], "msg-summary-1-4", "{result}");
+            result["events"][0]["payload"]["scoreEvidence"]["coalesced"] == true
+        })
+        .collect();
     (calls, coalesced)
 }
 

@@ -154,7 +154,7 @@ async fn concurrent_runs_of_one_stage_claim_once_and_pay_once() {
     let mut coalesced = 0;
     for run in runs {
         let result = JsFuture::from(run).await.unwrap();
-        let evidence = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")))["scoreEvidence"].clone();
+        let evidence = first_payload(&result)["scoreEvidence"].clone();
         coalesced += usize::from(evidence["coalesced"] == true);
         assert_eq!(ids(&get(&result, "recall")), r#"["msg-summary-1-4","msg-5-0","msg-5-1","msg-6-0","msg-6-1"]"#);
     }
@@ -266,7 +266,7 @@ async fn waiting_runs_never_wait_for_the_leaders_give_up() {
     let identity = js(&json!({ "conversationId": "c1" }));
     let _leader = f.start_fold(&loaded, &identity);
     let follower = JsFuture::from(f.start_fold(&loaded, &identity)).await.unwrap();
-    let payload = parse(&to_json(&get(&at(&get(&follower, "events"), 0), "payload")));
+    let payload = first_payload(&follower);
     assert!(reason(&payload).starts_with("summarizer-failed"), "{payload}");
     assert_eq!(payload["scoreEvidence"]["coalesced"], true);
     assert_eq!(f.call_count(), 1);
@@ -280,7 +280,7 @@ async fn a_claim_past_the_deadline_makes_no_call_and_is_given_up_behind_it() {
         &[("now", eval("() => 5000"))],
     );
     let result = f.fold(&conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" }))).await;
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(
         reason(&payload).starts_with("claim-failed:") && reason(&payload).contains("timed out after 20 ms"),
         "{payload}"
@@ -326,7 +326,7 @@ async fn a_span_that_cannot_be_read_again_gives_its_claim_up() {
         "Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, value: { role: i === 0 ? Object.create(null) : 'user', content: 'x'.repeat(400) }, source: { turn: i } }))",
     );
     let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(reason(&payload).starts_with("invalid-input: the span of 5 entries"), "{payload}");
     assert!(reason(&payload).contains("its claim is given up"), "{payload}");
     assert_eq!(payload["scoreEvidence"]["claimId"], "msg-summary-claim-0-4");
@@ -362,7 +362,7 @@ async fn the_give_up_calls_the_put_if_version_the_claim_read() {
     assert_eq!(get(&reads, "count"), 1, "read once");
     let writes = parse(&h.json("conditionalWrites"));
     assert_eq!(writes.as_array().unwrap().len(), 2, "the claim and its give-up: {writes:#}");
-    let evidence = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")))["scoreEvidence"].clone();
+    let evidence = first_payload(&result)["scoreEvidence"].clone();
     assert_eq!(evidence["claimGivenUp"], true, "{evidence}");
 }
 

@@ -4,25 +4,14 @@
 use super::*;
 use footprint_summarize::core::format::{CALLBACK_AUTHOR, LABEL_SEPARATOR};
 
-fn evidence_of(result: &JsValue) -> Value {
-    parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")))["scoreEvidence"].clone()
-}
+/// A reply that keeps two of `span_with_five_details`' details, in other spellings.
+const REPLY: &str = "Refund of $429.00 approved for case CS 20931.";
 
 #[wasm_bindgen_test]
 async fn a_fold_names_the_details_its_summary_dropped_in_its_event_and_its_coverage() {
-    let f = Fixture::new(
-        json!({ "reply": { "text": "Refund of $429.00 approved for case CS 20931." } }),
-        json!({ "triggerMinEntries": 3, "preserveRecent": 1 }),
-    );
-    let loaded = eval(
-        r#"[
-          { id: 'a', value: { role: 'user', content: 'Zoë here: case CS-20931, I want the $429.00 refund; mail zoë@example.com.' }, source: { turn: 1 } },
-          { id: 'b', value: { role: 'assistant', content: 'RMA-7731 created; it ships March 14th.' + ' Thanks for waiting.'.repeat(20) }, source: { turn: 2 } },
-          { id: 'c', value: { role: 'user', content: 'ok' }, source: { turn: 3 } },
-        ]"#,
-    );
-    let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
-    let evidence = evidence_of(&result);
+    let f = Fixture::new(json!({ "reply": { "text": REPLY } }), json!({ "triggerMinEntries": 3, "preserveRecent": 1 }));
+    let result = f.fold(&span_with_five_details(), &js(&json!({ "conversationId": "c1" }))).await;
+    let evidence = first_evidence(&result);
     let dropped = json!(["zoë@example.com", "RMA-7731", "March 14th"]);
     assert_eq!(evidence["detailsFound"], 5, "{evidence}");
     assert_eq!(evidence["detailsKept"], 2, "$429.00 and CS-20931, in other spellings: {evidence}");
@@ -46,7 +35,7 @@ async fn a_summary_that_keeps_every_detail_records_none_and_a_rolled_summarys_de
           { id: 'c', value: { role: 'user', content: 'ok' }, source: { turn: 3 } }]",
     );
     let result = f.fold(&first, &identity).await;
-    let evidence = evidence_of(&result);
+    let evidence = first_evidence(&result);
     assert_eq!((evidence["detailsFound"].clone(), evidence["detailsKept"].clone()), (json!(2), json!(2)), "{evidence}");
     assert_eq!(evidence["droppedDetails"], json!([]));
     let summary = parse(&to_json(&at(&get(&result, "recall"), 0)));
@@ -62,13 +51,13 @@ async fn a_summary_that_keeps_every_detail_records_none_and_a_rolled_summarys_de
     recall.push(&eval("({ id: 'd', value: { role: 'user', content: 'Tracking ZX-4471 is live.' + ' y'.repeat(400) }, source: { turn: 4 } })"));
     recall.push(&eval("({ id: 'e', value: { role: 'user', content: 'thanks' }, source: { turn: 5 } })"));
     let rolled = f.fold(&recall, &identity).await;
-    let evidence = evidence_of(&rolled);
+    let evidence = first_evidence(&rolled);
     assert_eq!(evidence["rolledSummaries"], 1, "{evidence}");
     assert_eq!(evidence["detailsFound"], 3, "{evidence}");
     assert_eq!(evidence["droppedDetails"], json!(["ZX-4471"]));
 }
 
-/// The first test's span: five details, of which the reply keeps two.
+/// A span with five details, of which `REPLY` keeps two.
 fn span_with_five_details() -> JsValue {
     eval(
         r#"[
@@ -90,7 +79,7 @@ fn content_of(entry: &Value) -> String {
 
 #[wasm_bindgen_test]
 async fn keep_details_lists_the_dropped_ones_after_the_summary_and_the_evidence_counts_them() {
-    let reply = "Refund of $429.00 approved for case CS 20931.";
+    let reply = REPLY;
     let f = Fixture::new(
         json!({ "reply": { "text": reply } }),
         json!({ "triggerMinEntries": 3, "preserveRecent": 1, "keepDetails": true }),
@@ -101,7 +90,7 @@ async fn keep_details_lists_the_dropped_ones_after_the_summary_and_the_evidence_
     assert_eq!(content_of(&summary), format!("{}{reply}{line}", header()));
     assert_eq!(content_of(&f.field("puts")[0]["entry"]), content_of(&summary), "the store gets the same entry");
     assert!(summary["metadata"]["summarizes"].get("droppedDetails").is_none(), "nothing is lost: {summary}");
-    let evidence = evidence_of(&result);
+    let evidence = first_evidence(&result);
     assert_eq!(evidence["detailsFound"], 5, "{evidence}");
     assert_eq!(evidence["detailsKept"], 2);
     assert_eq!(evidence["detailsPinned"], 3);
@@ -111,20 +100,19 @@ async fn keep_details_lists_the_dropped_ones_after_the_summary_and_the_evidence_
 
 #[wasm_bindgen_test]
 async fn without_keep_details_the_summary_is_the_label_and_the_reply_and_nothing_is_pinned() {
-    let reply = "Refund of $429.00 approved for case CS 20931.";
+    let reply = REPLY;
     let f = Fixture::new(json!({ "reply": { "text": reply } }), json!({ "triggerMinEntries": 3, "preserveRecent": 1 }));
     let result = f.fold(&span_with_five_details(), &js(&json!({ "conversationId": "c1" }))).await;
     let summary = parse(&to_json(&at(&get(&result, "recall"), 0)));
     assert_eq!(content_of(&summary), format!("{}{reply}", header()));
-    assert!(evidence_of(&result).get("detailsPinned").is_none());
+    assert!(first_evidence(&result).get("detailsPinned").is_none());
 }
 
 #[wasm_bindgen_test]
 async fn the_not_smaller_rule_counts_the_line_and_its_bounds_let_the_oldest_go() {
     // A reply that leaves room for "…: RMA-7731; March 14th]" and no more.
     let span = span_with_five_details();
-    let content = |index| get(&get(&at(&span, index), "value"), "content").as_string().unwrap();
-    let span_chars = utf16_len(&content(0)) + utf16_len(&content(1));
+    let span_chars = utf16_len(&content_at(&span, 0)) + utf16_len(&content_at(&span, 1));
     let label_chars = utf16_len(&header());
     let line = "\n[exact details from these turns: RMA-7731; March 14th]";
     let reply_chars = span_chars - label_chars - utf16_len(line) - 1;
@@ -135,7 +123,7 @@ async fn the_not_smaller_rule_counts_the_line_and_its_bounds_let_the_oldest_go()
         json!({ "triggerMinEntries": 3, "preserveRecent": 1, "keepDetails": true }),
     );
     let result = f.fold(&span, &js(&json!({ "conversationId": "c1" }))).await;
-    let evidence = evidence_of(&result);
+    let evidence = first_evidence(&result);
     assert_eq!(evidence["spanChars"], span_chars, "{evidence}");
     let content = content_of(&parse(&to_json(&at(&get(&result, "recall"), 0))));
     assert!(content.ends_with(&format!("z{line}")), "{content}");
@@ -148,7 +136,7 @@ async fn the_not_smaller_rule_counts_the_line_and_its_bounds_let_the_oldest_go()
 
     // The count bound: the newest one.
     let f = Fixture::new(
-        json!({ "reply": { "text": "Refund of $429.00 approved for case CS 20931." } }),
+        json!({ "reply": { "text": REPLY } }),
         json!({ "triggerMinEntries": 3, "preserveRecent": 1, "keepDetails": { "maxDetails": 1 } }),
     );
     let result = f.fold(&span_with_five_details(), &js(&json!({ "conversationId": "c1" }))).await;
@@ -157,7 +145,7 @@ async fn the_not_smaller_rule_counts_the_line_and_its_bounds_let_the_oldest_go()
         content.ends_with("approved for case CS 20931.\n[exact details from these turns: March 14th]"),
         "{content}"
     );
-    assert_eq!(evidence_of(&result)["droppedDetails"], json!(["zoë@example.com", "RMA-7731"]));
+    assert_eq!(first_evidence(&result)["droppedDetails"], json!(["zoë@example.com", "RMA-7731"]));
 }
 
 #[wasm_bindgen_test]
@@ -168,14 +156,14 @@ async fn a_rolled_summarys_pinned_details_stay_pinned_while_the_bound_holds() {
     );
     let identity = js(&json!({ "conversationId": "c1" }));
     let first = f.fold(&span_with_five_details(), &identity).await;
-    assert_eq!(evidence_of(&first)["detailsPinned"], 4);
-    assert_eq!(evidence_of(&first)["droppedDetails"], json!(["CS-20931"]), "the oldest is let go");
+    assert_eq!(first_evidence(&first)["detailsPinned"], 4);
+    assert_eq!(first_evidence(&first)["droppedDetails"], json!(["CS-20931"]), "the oldest is let go");
 
     let recall: Array = get(&first, "recall").unchecked_into();
     recall.push(&eval("({ id: 'd', value: { role: 'user', content: 'Tracking ZX-4471 is live.' + ' y'.repeat(400) }, source: { turn: 4 } })"));
     recall.push(&eval("({ id: 'e', value: { role: 'user', content: 'thanks' }, source: { turn: 5 } })"));
     let rolled = f.fold(&recall, &identity).await;
-    let evidence = evidence_of(&rolled);
+    let evidence = first_evidence(&rolled);
     assert_eq!(evidence["rolledSummaries"], 1, "{evidence}");
     assert_eq!(evidence["detailsFound"], 5, "the rolled summary's four pins and the new id: {evidence}");
     assert_eq!(evidence["detailsPinned"], 4);
@@ -188,7 +176,7 @@ async fn a_rolled_summarys_pinned_details_stay_pinned_while_the_bound_holds() {
 }
 
 #[wasm_bindgen_test]
-fn keep_details_is_checked_at_build_and_read_once() {
+fn keep_details_is_checked_at_build() {
     for (config, class, says) in [
         (
             "({ llm: async () => 's', keepDetails: 'yes' })",
@@ -211,9 +199,7 @@ fn keep_details_is_checked_at_build_and_read_once() {
             "`keepDetails.maxDetails` must be",
         ),
     ] {
-        let (found_class, message) = refusal(config);
-        assert_eq!(found_class, class, "{config}: {message}");
-        assert!(message.contains(says), "{config}: {message}");
+        assert_refused(config, class, says);
     }
     for accepted in ["true", "false", "{}", "{ maxDetails: 10, maxChars: 300 }"] {
         let config = format!("({{ llm: async () => 's', keepDetails: {accepted} }})");
@@ -223,27 +209,19 @@ fn keep_details_is_checked_at_build_and_read_once() {
 
 #[wasm_bindgen_test]
 async fn a_keep_details_object_is_read_once_at_build_and_later_changes_change_nothing() {
-    let h = Harness::new(js(&json!({ "reply": { "text": "Refund of $429.00 approved for case CS 20931." } })));
-    let config = h.config(js(&json!({ "triggerMinEntries": 3, "preserveRecent": 1 })));
     // A getter that answers 1, then something else: only the first read counts.
     let bounds = eval(
         "(() => { const b = {}; Object.defineProperty(b, 'reads', { value: 0, writable: true }); \
           Object.defineProperty(b, 'maxDetails', { enumerable: true, get() { b.reads += 1; return b.reads === 1 ? 1 : 'x'; } }); \
           return b; })()",
     );
-    Reflect::set(&config, &"keepDetails".into(), &bounds).unwrap();
-    let stage = api::summarize(config).expect("valid config");
+    let options = json!({ "triggerMinEntries": 3, "preserveRecent": 1 });
+    let f = Fixture::with_functions(json!({ "reply": { "text": REPLY } }), options, &[("keepDetails", bounds.clone())]);
     assert_eq!(get(&bounds, "reads"), 1, "read once, at build");
     Reflect::set(&bounds, &"maxChars".into(), &JsValue::from(0)).unwrap();
-    let fold: Function = get(&stage, "fold").dyn_into().unwrap();
     for _ in 0..2 {
-        let promise: Promise = fold
-            .call2(&JsValue::UNDEFINED, &span_with_five_details(), &js(&json!({ "conversationId": "c1" })))
-            .unwrap()
-            .dyn_into()
-            .unwrap();
-        let result = JsFuture::from(promise).await.unwrap();
-        assert_eq!(evidence_of(&result)["detailsPinned"], 1);
+        let result = f.fold(&span_with_five_details(), &js(&json!({ "conversationId": "c1" }))).await;
+        assert_eq!(first_evidence(&result)["detailsPinned"], 1);
     }
     assert_eq!(get(&bounds, "reads"), 1, "never read again");
 }

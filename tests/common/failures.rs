@@ -18,7 +18,7 @@ async fn entries_that_throw_never_escape_and_never_block_a_span() {
     f.h.restore_warnings();
     assert_eq!(f.call_count(), 0, "no paid call with a transcript that could not be written");
     for result in [&first, &second] {
-        let payload = parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")));
+        let payload = first_payload(&result);
         // No call was made, so the event must not say one was.
         assert!(reason(&payload).starts_with("invalid-input: the span of 5 entries"), "{payload}");
         assert!(reason(&payload).contains("could not be read again to write the transcript"), "{payload}");
@@ -127,7 +127,7 @@ async fn a_store_that_never_answers_holds_no_run_but_the_one_that_called() {
     assert_eq!(f.call_count(), 1, "the second run waits for the first run's call");
     f.h.release();
     let followed = JsFuture::from(follower).await.unwrap();
-    let payload = parse(&to_json(&get(&at(&get(&followed, "events"), 0), "payload")));
+    let payload = first_payload(&followed);
     assert!(reason(&payload).contains("the run that made the call writes it back"), "{payload}");
     assert_eq!(payload["scoreEvidence"]["coalesced"], true);
     assert_eq!(parse(&ids(&get(&followed, "recall")))[0], "msg-summary-1-4");

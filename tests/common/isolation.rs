@@ -6,15 +6,10 @@
 use super::*;
 
 /// Folds two conversations with the same ids at once on one stage, the
-/// summarizer holding both calls, and returns each fold's result.
+/// summarizer holding both calls (`fold_held`), and returns each result.
 async fn fold_two(f: &Fixture, a: (&Array, &JsValue), b: (&Array, &JsValue)) -> (u32, Value, Value) {
-    let first = f.start_fold(a.0, a.1);
-    let second = f.start_fold(b.0, b.1);
-    JsFuture::from(sleep(5)).await.unwrap();
-    let calls = f.call_count();
-    f.h.release();
-    let first = parse(&to_json(&JsFuture::from(first).await.unwrap()));
-    let second = parse(&to_json(&JsFuture::from(second).await.unwrap()));
+    let (calls, results) = fold_held(f, &[(a.0, a.1), (b.0, b.1)]).await;
+    let [first, second] = <[Value; 2]>::try_from(results).expect("two results");
     (calls, first, second)
 }
 
@@ -92,7 +87,7 @@ async fn an_identity_that_cannot_be_read_is_invalid_input_and_nothing_is_called_
     );
     assert!(reason(&events[0]).contains("Fix the identity"), "{events}");
     assert!(same(&get(&scope, "loaded"), &loaded), "recall untouched");
-    let payload = parse(&to_json(&get(&at(&get(&fold, "events"), 0), "payload")));
+    let payload = first_payload(&fold);
     assert!(reason(&payload).contains("pooled context reset"), "{payload}");
     assert_eq!(payload["scoreEvidence"]["invalidField"], "identity");
     assert!(same(&get(&fold, "recall"), &loaded), "fold hands recall back as given");
@@ -229,7 +224,7 @@ async fn role_and_content_are_read_once_and_a_throwing_one_is_invalid_input() {
     );
     let result = g.fold(&throwing, &js(&json!({ "conversationId": "c1" }))).await;
     g.h.restore_warnings();
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(
         reason(&payload).starts_with("invalid-input: loaded[2] is unreadable (reading it threw: lazy field failed)"),
         "{payload}"
@@ -278,7 +273,7 @@ async fn a_recall_too_large_to_fold_is_served_verbatim_before_anything_is_copied
         "new Proxy([], { get(target, key) { if (key === 'length') return 100001; if (key === Symbol.iterator) throw new Error('copied'); return Reflect.get(target, key) } })",
     );
     let result = f.fold(&huge, &JsValue::UNDEFINED).await;
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(
         reason(&payload)
             .starts_with("invalid-input: loaded is an array of 100001 entries (expected at most 100000 entries"),
@@ -292,7 +287,7 @@ async fn a_recall_too_large_to_fold_is_served_verbatim_before_anything_is_copied
     );
     let result = f.fold(&long, &JsValue::UNDEFINED).await;
     f.h.restore_warnings();
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(reason(&payload).contains("2 entries holding 16777218 chars of content"), "{payload}");
     assert_eq!(f.call_count(), 0);
 }

@@ -173,6 +173,43 @@ impl Fixture {
     }
 }
 
+/// The payload of the first event a `stage.fold` result holds.
+fn first_payload(result: &JsValue) -> Value {
+    parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")))
+}
+
+/// The fold evidence of the first event a `stage.fold` result holds.
+fn first_evidence(result: &JsValue) -> Value {
+    first_payload(result)["scoreEvidence"].clone()
+}
+
+/// The content of `array[index]` (an entry with a string content).
+fn content_at(array: &JsValue, index: u32) -> String {
+    get(&get(&at(array, index), "value"), "content").as_string().expect("content is a string")
+}
+
+/// Starts a fold for each (recall, identity) at once while the gated
+/// summarizer holds every call. Returns the calls made while all were in
+/// flight and, once released, each fold's result.
+async fn fold_held(f: &Fixture, runs: &[(&JsValue, &JsValue)]) -> (u32, Vec<Value>) {
+    let folds: Vec<Promise> = runs.iter().map(|(loaded, identity)| f.start_fold(loaded, identity)).collect();
+    JsFuture::from(sleep(5)).await.unwrap();
+    let calls = f.call_count();
+    f.h.release();
+    let mut results = Vec::new();
+    for promise in folds {
+        results.push(parse(&to_json(&JsFuture::from(promise).await.unwrap())));
+    }
+    (calls, results)
+}
+
+/// `config` (JS source) is refused at build with this error class and a message holding `says`.
+fn assert_refused(config: &str, class: &str, says: &str) {
+    let (found_class, message) = refusal(config);
+    assert_eq!(found_class, class, "{config}: {message}");
+    assert!(message.contains(says), "{config}: {message}");
+}
+
 fn reason(payload: &Value) -> &str {
     payload["reason"].as_str().expect("reason is a string")
 }

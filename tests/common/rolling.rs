@@ -33,7 +33,7 @@ async fn max_summaries_one_rolls_the_old_summary_into_the_new_one_in_one_call() 
     let mut expected = vec!["msg-summary-1-4".to_owned()];
     expected.extend(id_list(5..=8, 2));
     assert_eq!(coverage["coveredIds"], json!(expected));
-    let payload = parse(&to_json(&get(&at(&get(&second, "events"), 0), "payload")));
+    let payload = first_payload(&second);
     assert!(
         reason(&payload)
             .starts_with("folded 9 entries (turns 1\u{2013}8), 1 of them an earlier summary, into msg-summary-1-8"),
@@ -59,7 +59,7 @@ async fn a_summary_another_summary_names_is_left_out_under_every_config() {
     let result = f.fold(&array_of(&loaded), &js(&json!({ "conversationId": "c1" }))).await;
     let recall = parse(&ids(&get(&result, "recall")));
     assert_eq!(recall, json!(["msg-summary-1-8", "msg-9-0", "msg-9-1", "msg-10-0", "msg-10-1"]));
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     let dropped = payload["droppedIds"].as_array().unwrap();
     assert_eq!(dropped[0], "msg-summary-1-4", "the named summary is dropped, in load order: {payload}");
     assert!(dropped.contains(&json!("msg-3-0")), "its own coverage still excludes what it names: {payload}");
@@ -109,7 +109,7 @@ async fn under_max_summaries_a_small_fold_waits_only_while_covered_entries_leave
     let rolling = Fixture::new(json!({}), config.clone());
     let waited = rolling.fold(&array_of(&with_slack), &identity).await;
     assert_eq!(rolling.call_count(), 0, "no paid call for a fold that would not pay for itself yet");
-    let payload = parse(&to_json(&get(&at(&get(&waited, "events"), 0), "payload")));
+    let payload = first_payload(&waited);
     assert!(reason(&payload).starts_with("not-worth-a-call-yet, no call made: the span of 9 entries"), "{payload}");
     let evidence = &payload["scoreEvidence"];
     assert_eq!(evidence["deferred"], true);
@@ -150,7 +150,7 @@ async fn a_read_reentered_from_an_entry_getter_gets_its_own_facts_buffer() {
     );
     let loaded = make.unchecked_ref::<Function>().call1(&JsValue::UNDEFINED, &f.stage).unwrap();
     let result = f.fold(&loaded, &js(&json!({ "conversationId": "outer" }))).await;
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(reason(&payload).starts_with("folded 5 entries (turns 0\u{2013}4)"), "{payload}");
     assert_eq!(payload["scoreEvidence"]["spanChars"], 2000);
 }
@@ -169,7 +169,7 @@ async fn a_summarizer_answering_with_a_proxy_of_a_promise_is_awaited_as_await_wo
     for _ in 0..2 {
         let promise: Promise = fold.call2(&JsValue::UNDEFINED, &loaded, &js(&json!({}))).unwrap().unchecked_into();
         let result = JsFuture::from(promise).await.expect("the visit settles");
-        let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+        let payload = first_payload(&result);
         // `await` of a Proxy of a promise rejects (the promise `then` it reaches
         // needs a real promise): the call counts as failed, and the next visit
         // runs instead of waiting on a flight that never ends.
@@ -184,7 +184,7 @@ async fn a_revoked_proxy_as_recall_is_invalid_input_and_the_stage_goes_on() {
     let revoked = eval("(() => { const { proxy, revoke } = Proxy.revocable([], {}); revoke(); return proxy; })()");
     let result = f.fold(&revoked, &js(&json!({}))).await;
     f.h.restore_warnings();
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(reason(&payload).starts_with("invalid-input: loaded is unreadable"), "{payload}");
     let later = f.fold(&conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" }))).await;
     assert_eq!(parse(&ids(&get(&later, "recall")))[0], "msg-summary-1-4", "the module still works");
@@ -241,6 +241,6 @@ async fn a_rolled_fold_keeps_single_flight_the_latch_and_ttl_anchoring() {
     g.fold(&loaded, &identity).await;
     let second = g.fold(&loaded, &identity).await;
     assert_eq!(g.call_count(), 1);
-    let payload = parse(&to_json(&get(&at(&get(&second, "events"), 0), "payload")));
+    let payload = first_payload(&second);
     assert!(reason(&payload).contains("not re-asked"), "{payload}");
 }

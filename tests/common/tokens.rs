@@ -13,14 +13,6 @@ fn words(text: &str) -> f64 {
     text.split(' ').count() as f64
 }
 
-fn content_at(loaded: &JsValue, index: u32) -> String {
-    get(&get(&at(loaded, index), "value"), "content").as_string().unwrap()
-}
-
-fn evidence(result: &JsValue) -> Value {
-    parse(&to_json(&get(&at(&get(result, "events"), 0), "payload")))["scoreEvidence"].clone()
-}
-
 fn recall_of(result: &JsValue) -> Vec<String> {
     serde_json::from_str(&ids(&get(result, "recall"))).unwrap()
 }
@@ -48,8 +40,8 @@ async fn token_options_trigger_keep_whole_turns_and_the_fold_reports_tokens_coun
     let result = f.fold(&loaded, &identity).await;
     assert_eq!(f.call_count(), 1);
     assert_eq!(recall_of(&result), ["msg-summary-1-4", "msg-5-0", "msg-5-1", "msg-6-0", "msg-6-1"]);
-    let summary_content = get(&get(&at(&get(&result, "recall"), 0), "value"), "content").as_string().unwrap();
-    let evidence = evidence(&result);
+    let summary_content = content_at(&get(&result, "recall"), 0);
+    let evidence = first_evidence(&result);
     let span: f64 = tokens[..8].iter().sum();
     assert_eq!(evidence["recallTokensBefore"], total, "{evidence}");
     assert_eq!(evidence["spanTokens"], span);
@@ -73,8 +65,8 @@ async fn without_a_counter_a_token_option_counts_a_quarter_of_the_utf16_length()
     let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
     let quarter = |text: &str| (utf16_len(text) as f64 / 4.0).ceil();
     let before: f64 = (0..8).map(|i| quarter(&content_at(&loaded, i))).sum();
-    let summary = get(&get(&at(&get(&result, "recall"), 0), "value"), "content").as_string().unwrap();
-    let evidence = evidence(&result);
+    let summary = content_at(&get(&result, "recall"), 0);
+    let evidence = first_evidence(&result);
     assert_eq!(evidence["recallTokensBefore"], before, "{evidence}");
     assert_eq!(evidence["summaryTokens"], quarter(&summary));
 }
@@ -100,7 +92,7 @@ async fn a_counter_that_gives_no_count_for_an_entry_leaves_recall_untouched_with
         let result = f.fold(&loaded, &identity).await;
         assert!(same(&get(&result, "recall"), &loaded), "{counter}: recall is the caller's own array");
         assert_eq!((f.call_count(), f.field("puts")), (0, json!([])), "{counter}");
-        let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+        let payload = first_payload(&result);
         let index = if counter.contains("message 1") { 1 } else { 0 };
         assert!(
             reason(&payload)
@@ -125,7 +117,7 @@ async fn a_counter_that_gives_no_count_for_the_summary_discards_it_writes_nothin
     assert_eq!(f.call_count(), 1, "the call was made");
     assert_eq!(f.field("puts"), json!([]), "nothing is written");
     assert_eq!(recall_of(&result), id_list(1..=6, 2), "recall is served verbatim");
-    let payload = parse(&to_json(&get(&at(&get(&result, "events"), 0), "payload")));
+    let payload = first_payload(&result);
     assert!(
         reason(&payload)
             .starts_with("invalid-input: countTokens returned a number (NaN) for the summary of the span of"),
@@ -136,7 +128,7 @@ async fn a_counter_that_gives_no_count_for_the_summary_discards_it_writes_nothin
     // Latched: the same span is not paid for again to the same end.
     let again = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
     assert_eq!(f.call_count(), 1, "no second call for the span");
-    let payload = parse(&to_json(&get(&at(&get(&again, "events"), 0), "payload")));
+    let payload = first_payload(&again);
     assert_eq!(payload["scoreEvidence"]["latched"], true, "{payload}");
 }
 
@@ -165,9 +157,7 @@ fn token_options_are_checked_at_build() {
             "`preserveRecentTokens` replaces `preserveRecent`",
         ),
     ] {
-        let (found_class, message) = refusal(config);
-        assert_eq!(found_class, class, "{config}: {message}");
-        assert!(message.contains(says), "{config}: {message}");
+        assert_refused(config, class, says);
     }
     assert!(api::summarize(eval(
         "({ llm: async () => 's', countTokens: (t) => t.length, triggerMinTokens: 0, preserveRecentTokens: 0 })"
