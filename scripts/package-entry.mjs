@@ -33,10 +33,7 @@ onInstanceFailure(() => {
   }
 });
 
-const [idPrefix, coverageKey, framePrefix] = current.summaryConstants();
-export const SUMMARY_ID_PREFIX = idPrefix;
-export const SUMMARY_COVERAGE_KEY = coverageKey;
-export const SUMMARY_FRAME_PREFIX = framePrefix;
+export const { SUMMARY_ID_PREFIX, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX } = current.summaryConstants();
 
 export function summarize(config) {
   return current.summarize(config);

@@ -60,14 +60,8 @@ extern "C" {
     #[wasm_bindgen(method)]
     pub fn abort(this: &AbortController, reason: &JsValue);
 
-    /// Frees a stage's latch once its handle is collected (`latches.rs`).
-    pub type FinalizationRegistry;
-    #[wasm_bindgen(constructor)]
-    pub fn new(cleanup: &js_sys::Function) -> FinalizationRegistry;
-    #[wasm_bindgen(method)]
-    pub fn register(this: &FinalizationRegistry, target: &JsValue, held: &JsValue);
-
-    /// Web Crypto's CSPRNG, a global in every runtime the package supports.
+    /// Web Crypto's CSPRNG: a global in Node 20+, Deno, Bun, workerd and
+    /// browsers (`latches.rs` falls back on a host without it).
     #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
     pub fn fill_random(bytes: &mut [u8]) -> Result<(), JsValue>;
 }

@@ -4,41 +4,37 @@
 //! the handle is collected; a stage that never refused anything owns no
 //! Wasm memory at all (see `stage.rs`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
+use js_sys::FinalizationRegistry;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
-use super::js::{fill_random, FinalizationRegistry};
+use super::js::fill_random;
 use super::stage::StageHandle;
 use crate::core::latch::{Latch, SpanKey};
 
 thread_local! {
     static LATCHES: RefCell<HashMap<u64, Latch>> = RefCell::new(HashMap::new());
-    /// Drawn once per process: see `core::latch`.
-    static SEED: Cell<Option<[u64; 2]>> = const { Cell::new(None) };
+    /// Drawn once per process, on first use: see `core::latch`.
+    static SEED: [u64; 2] = draw_seed();
     static REGISTRY: FinalizationRegistry =
-        FinalizationRegistry::new(&Closure::<dyn Fn(f64)>::new(forget).into_js_value().into());
+        FinalizationRegistry::new(Closure::<dyn Fn(JsValue)>::new(forget).into_js_value().unchecked_ref());
 }
 
-fn seed() -> [u64; 2] {
-    SEED.with(|seed| {
-        seed.get().unwrap_or_else(|| {
-            let mut bytes = [0u8; 16];
-            if fill_random(&mut bytes).is_err() {
-                // A host without Web Crypto: Math.random's 52 bits a draw,
-                // four draws for 128. Unpredictable enough for a latch, whose
-                // false match costs a verbatim turn, never a leak.
-                for chunk in bytes.chunks_exact_mut(4) {
-                    chunk.copy_from_slice(&((js_sys::Math::random() * 4_294_967_296.0) as u32).to_le_bytes());
-                }
-            }
-            let bits = u128::from_le_bytes(bytes);
-            let drawn = [bits as u64, (bits >> 64) as u64];
-            seed.set(Some(drawn));
-            drawn
-        })
-    })
+fn draw_seed() -> [u64; 2] {
+    let mut bytes = [0u8; 16];
+    if fill_random(&mut bytes).is_err() {
+        // A host without Web Crypto: Math.random, 32 bits a draw, four
+        // draws for 128. Unpredictable enough for a latch, whose false
+        // match costs a verbatim turn, never a leak.
+        for chunk in bytes.chunks_exact_mut(4) {
+            chunk.copy_from_slice(&((js_sys::Math::random() * 4_294_967_296.0) as u32).to_le_bytes());
+        }
+    }
+    let bits = u128::from_le_bytes(bytes);
+    [bits as u64, (bits >> 64) as u64]
 }
 
 /// Whether this stage latched the span with this full key text. Only a
@@ -53,7 +49,7 @@ pub fn contains(stage: &StageHandle, key_text: &str) -> bool {
 }
 
 fn key_of(text: &str) -> SpanKey {
-    SpanKey::of(text, seed())
+    SpanKey::of(text, SEED.with(|seed| *seed))
 }
 
 pub fn insert(stage: &StageHandle, key_text: &str) {
@@ -69,6 +65,9 @@ pub fn insert(stage: &StageHandle, key_text: &str) {
     }
 }
 
-fn forget(stage_id: f64) {
-    LATCHES.with_borrow_mut(|latches| latches.remove(&(stage_id as u64)));
+/// The registry's cleanup: the stage id `insert` registered.
+fn forget(stage_id: JsValue) {
+    if let Some(id) = stage_id.as_f64() {
+        LATCHES.with_borrow_mut(|latches| latches.remove(&(id as u64)));
+    }
 }

@@ -19,7 +19,7 @@ use std::cell::Cell;
 
 use wasm_bindgen::prelude::*;
 
-use crate::core::format::{summary_entry_id, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
+use crate::core::format::{summary_entry_id_of, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
 use stage::StageHandle;
 
 #[wasm_bindgen(start)]
@@ -59,14 +59,7 @@ pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
 /// `'msg-summary-' + String(from) + '-' + String(to)`.
 #[wasm_bindgen(js_name = summaryEntryId)]
 pub fn summary_entry_id_js(from_turn: JsValue, to_turn: JsValue) -> Result<String, JsValue> {
-    match (from_turn.as_f64(), to_turn.as_f64()) {
-        (Some(from), Some(to)) => Ok(summary_entry_id(from, to)),
-        _ => Ok(format!(
-            "{SUMMARY_ID_PREFIX}{}-{}",
-            String::from(js::js_string(&from_turn)?),
-            String::from(js::js_string(&to_turn)?)
-        )),
-    }
+    Ok(summary_entry_id_of(&String::from(js::js_string(&from_turn)?), &String::from(js::js_string(&to_turn)?)))
 }
 
 /// The coverage object a summary entry carries, or undefined.
@@ -87,8 +80,21 @@ pub fn is_summary_claim(entry: JsValue) -> bool {
     recall::is_claim(&entry)
 }
 
-/// The stable string constants, read once by the package entry.
+/// The stable string constants, by the names the package exports them
+/// under (read once by the package entry).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+struct SummaryConstants {
+    summary_id_prefix: &'static str,
+    summary_coverage_key: &'static str,
+    summary_frame_prefix: &'static str,
+}
+
 #[wasm_bindgen(js_name = summaryConstants)]
-pub fn summary_constants() -> Vec<JsValue> {
-    [SUMMARY_ID_PREFIX, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX].iter().map(|s| JsValue::from_str(s)).collect()
+pub fn summary_constants() -> JsValue {
+    output::to_js(&SummaryConstants {
+        summary_id_prefix: SUMMARY_ID_PREFIX,
+        summary_coverage_key: SUMMARY_COVERAGE_KEY,
+        summary_frame_prefix: SUMMARY_FRAME_PREFIX,
+    })
 }

@@ -2,7 +2,7 @@
 //! transcript the provider shape sends, and the default instruction.
 //! Every length here is a UTF-16 length, because that is what JS readers see.
 
-use super::js_number::push_js_number;
+use super::js_number::{js_number_to_string, push_js_number};
 
 pub const SUMMARY_ID_PREFIX: &str = "msg-summary-";
 pub const SUMMARY_COVERAGE_KEY: &str = "summarizes";
@@ -90,12 +90,15 @@ fn render_numbered(pieces: &[impl AsRef<str>], numbers: &[f64]) -> String {
     text
 }
 
-/// `'msg-summary-' + String(from) + '-' + String(to)`: numbers from, to.
-const SUMMARY_ID_PIECES: [&str; 3] = [SUMMARY_ID_PREFIX, "-", ""];
-
 /// A summary's id.
 pub fn summary_entry_id(from_turn: f64, to_turn: f64) -> String {
-    render_numbered(&SUMMARY_ID_PIECES, &[from_turn, to_turn])
+    summary_entry_id_of(&js_number_to_string(from_turn), &js_number_to_string(to_turn))
+}
+
+/// `'msg-summary-' + from + '-' + to`, from the turns' `String()` forms
+/// (`summaryEntryId` takes any value, as the original does).
+pub fn summary_entry_id_of(from_turn: &str, to_turn: &str) -> String {
+    format!("{SUMMARY_ID_PREFIX}{from_turn}-{to_turn}")
 }
 
 const CLAIM_ID_PIECES: [&str; 3] = ["msg-summary-claim-", "-", ""];
