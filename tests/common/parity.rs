@@ -25,8 +25,14 @@ fn ids_and_constants_use_javascript_semantics() {
     for &(x, expected) in cases {
         assert_eq!(api::summary_entry_id_js(x.into(), 7.into()).unwrap(), format!("msg-summary-{expected}-7"));
     }
-    let constants: Vec<String> = api::summary_constants().iter().map(|v| v.as_string().unwrap()).collect();
-    assert_eq!(constants, ["msg-summary-", "summarizes", "[summary of earlier turns"]);
+    assert_eq!(
+        parse(&to_json(&api::summary_constants())),
+        json!({
+            "SUMMARY_ID_PREFIX": "msg-summary-",
+            "SUMMARY_COVERAGE_KEY": "summarizes",
+            "SUMMARY_FRAME_PREFIX": "[summary of earlier turns"
+        })
+    );
 }
 
 #[wasm_bindgen_test]
