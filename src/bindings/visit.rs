@@ -167,8 +167,8 @@ fn visit(
         return visit.follow(candidate, flight);
     }
     // Only a user's `now` can fail, so only it is read before paying for the
-    // call (NaN for `Date.now`, which is read after it).
-    let clock_before_call = match visit.clock(|| f64::NAN) {
+    // call (`None` without one: `Date.now` is read when it is needed).
+    let clock_before_call = match visit.settings.now.as_ref().map(read_clock).transpose() {
         Ok(now) => now,
         Err(found) => {
             let settled = candidate.invalid_clock(&found);
@@ -251,11 +251,11 @@ impl Visit {
         candidate: &Candidate,
         span: &[usize],
         flight: &Option<Rc<Flight>>,
-        clock_before_call: f64,
+        clock_before_call: Option<f64>,
         lease_ms: f64,
     ) -> Result<(Started, Option<HeldClaim>), JsValue> {
         // A configured clock was read and checked before the call; `Date.now` otherwise.
-        let now = if clock_before_call.is_nan() { js_sys::Date::now() } else { clock_before_call };
+        let now = clock_before_call.unwrap_or_else(js_sys::Date::now);
         let held = match self.claim(candidate, now, lease_ms).await {
             ClaimAnswer::Held(held) => Some(held),
             ClaimAnswer::Unsupported => None,
@@ -376,7 +376,7 @@ impl Visit {
         candidate: Candidate,
         span: Rc<[usize]>,
         flight: Option<Rc<Flight>>,
-        clock_before_call: f64,
+        clock_before_call: Option<f64>,
         first: First,
     ) -> Result<JsValue, JsValue> {
         let claimable = flight.is_some();
@@ -424,7 +424,7 @@ impl Visit {
         // and what it kept of the span's exact details. With `keepDetails`,
         // a line lists the dropped ones, in the room left below the span's
         // length, so the summary stays smaller than what it replaces.
-        let now = self.clock(js_sys::Date::now).unwrap_or(clock_before_call);
+        let now = self.clock(js_sys::Date::now).unwrap_or_else(|_| clock_before_call.unwrap_or_else(js_sys::Date::now));
         let mut audit = details::audit(self.span_texts.iter().map(String::as_str), &String::from(&text));
         let room = candidate.span.chars - summary_chars - 1;
         let pinned = self.settings.core.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();

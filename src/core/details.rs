@@ -262,7 +262,10 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     };
     // Most words are prose: with no digit and none of the marks a detail
     // carries, only a month's name before a day or a currency's name before
-    // an amount can start one, so nothing else is tried on them.
+    // an amount can start one, so nothing else is tried on them. Every fold
+    // runs the audit, the first one within a serverless cold start; this
+    // cut its time about 3.5× (README, "Benchmarks"). A detector for a
+    // detail with no digit and no mark must be tried above it.
     let marked = word.bytes().any(|b| b.is_ascii_digit() || b"@/\\#%".contains(&b))
         || word.starts_with(CURRENCY_SYMBOLS)
         || word.ends_with(CURRENCY_SYMBOLS)
