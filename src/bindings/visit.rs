@@ -23,10 +23,7 @@ use super::flight::{self, Flight, FlightOutcome};
 use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::latches;
-use super::output::{
-    self, to_js, ClaimEntry, Coverage, EventRecord, FoldResult, JsText, Message, Metadata, Payload, ProviderRequest,
-    Source, SummaryEntry,
-};
+use super::output::{to_js, Own};
 use super::recall::{self, Recall, Unusable};
 use super::stage::{Settings, StageHandle};
 use super::tokens;
@@ -38,6 +35,10 @@ use crate::core::format::{transcript, utf16_len, TranscriptLine, EVENT_TYPE, STR
 use crate::core::js_number::js_number_to_string;
 use crate::core::latch::span_key_text;
 use crate::core::recall::partition;
+use crate::core::shapes::{
+    Claim, ClaimEntry, ClaimMetadata, Coverage, EventRecord, FoldResult, Message, Metadata, Payload, ProviderRequest,
+    Source, SummaryEntry,
+};
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
 /// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
@@ -73,7 +74,7 @@ struct Visit {
     identity: JsValue,
     /// The first folded entry's `source.identity` (SPEC §2), read once when
     /// the span is known, before anything is awaited.
-    source_identity: JsValue,
+    source_identity: Option<JsValue>,
     /// The folded entries' contents as text, copied into Wasm once when a
     /// call is to be made: the transcript and the details audit read them.
     span_texts: Vec<String>,
@@ -114,16 +115,8 @@ fn visit(
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
         Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
-    let mut visit = Visit {
-        stage,
-        settings,
-        recall,
-        loaded_len,
-        identity,
-        source_identity: JsValue::UNDEFINED,
-        span_texts: Vec::new(),
-        target,
-    };
+    let mut visit =
+        Visit { stage, settings, recall, loaded_len, identity, source_identity: None, span_texts: Vec::new(), target };
     if let Some(spot) = invalid {
         return Promise::resolve(&visit.deliver(visit.invalid_input(spot)));
     }
@@ -546,10 +539,10 @@ impl Visit {
                 let text = self.transcript(span).ok_or(Unreadable("write the transcript"))?;
                 let controller = timeout_ms.map(|_| AbortController::new());
                 let request = ProviderRequest {
-                    system_prompt: instruction,
+                    system_prompt: &instruction,
                     messages: [Message { role: "user", content: text }],
-                    model: model.to_owned(),
-                    signal: controller.as_ref().map_or(JsValue::UNDEFINED, |c| c.signal()),
+                    model,
+                    signal: controller.as_ref().map(|c| Own(c.signal())),
                 };
                 let llm = &self.settings.llm;
                 let complete = call::method(llm, "llm.complete", Callee::complete);
@@ -582,7 +575,7 @@ impl Visit {
     /// as a plain copy: it is written after the summarizer is awaited, and
     /// the caller may reuse the object meanwhile. One that cannot be read
     /// or copied is left out.
-    fn first_source_identity(&self, span: &[usize]) -> JsValue {
+    fn first_source_identity(&self, span: &[usize]) -> Option<JsValue> {
         let source = &self.recall.sources[span[0]];
         let identity = if source.is_object() {
             source.unchecked_ref::<SourceFields>().identity().unwrap_or_default()
@@ -590,11 +583,11 @@ impl Visit {
             JsValue::UNDEFINED
         };
         if !identity.is_truthy() {
-            JsValue::UNDEFINED
+            None
         } else if identity.is_object() {
-            js::plain_copy(&identity).map_or(JsValue::UNDEFINED, JsValue::from)
+            js::plain_copy(&identity).ok().map(JsValue::from)
         } else {
-            identity
+            Some(identity)
         }
     }
 
@@ -608,8 +601,8 @@ impl Visit {
         to_js(&ClaimEntry {
             id: &held.id,
             value: Message { role: "system", content: "" },
-            metadata: output::ClaimMetadata {
-                summary_claim: output::Claim {
+            metadata: ClaimMetadata {
+                summary_claim: Claim {
                     from_turn: facts.from_turn,
                     to_turn: facts.to_turn,
                     entry_count: facts.entries,
@@ -624,8 +617,13 @@ impl Visit {
             access_count: 0,
             ttl,
             tier: self.settings.tier.as_str(),
-            source: Source { turn: facts.to_turn, identity: self.source_identity.clone() },
+            source: self.source(candidate),
         })
+    }
+
+    /// The entry's source: the span's newest turn, and the identity its first entry names.
+    fn source(&self, candidate: &Candidate) -> Source<Own> {
+        Source { turn: candidate.span.to_turn, identity: self.source_identity.clone().map(Own) }
     }
 
     /// The new summary's tokens when the stage counts tokens (`None` when it
@@ -659,14 +657,14 @@ impl Visit {
         }
         to_js(&SummaryEntry {
             id: &candidate.summary_id(),
-            value: Message { role: "system", content: JsText(content) },
+            value: Message { role: "system", content: Own::of(content) },
             metadata: Metadata {
                 summarizes: Coverage {
                     from_turn: facts.from_turn,
                     to_turn: facts.to_turn,
                     entry_count: facts.entries,
-                    covered_ids,
-                    model: self.settings.core.model().map(str::to_owned),
+                    covered_ids: Own::of(covered_ids),
+                    model: self.settings.core.model(),
                     summarized_at_ms: now,
                     dropped_details: audit.listed(),
                 },
@@ -678,7 +676,7 @@ impl Visit {
             access_count: 0,
             ttl: self.settings.core.ttl_ms.map(|ttl| anchor + ttl),
             tier: self.settings.tier.as_str(),
-            source: Source { turn: facts.to_turn, identity: self.source_identity.clone() },
+            source: self.source(candidate),
         })
     }
 
@@ -744,10 +742,10 @@ impl Visit {
                 let events = Array::new();
                 if let Some(payload) = &payload {
                     self.emit(None, payload);
-                    events.push(&to_js(&EventRecord { kind: EVENT_TYPE, payload: payload.clone() }));
+                    events.push(&to_js(&EventRecord { kind: EVENT_TYPE, payload: Own(payload.clone()) }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };
-                to_js(&FoldResult { recall, events })
+                to_js(&FoldResult { recall: Own(recall), events: Own::of(events) })
             }
         }
     }
@@ -775,7 +773,7 @@ impl Visit {
             reason: &event.reason,
             input_memory_count: event.input_count,
             output_memory_count: event.output_count,
-            dropped_ids: event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect(),
+            dropped_ids: Own::of(event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect::<Array>()),
             added_ids: event.added.as_slice(),
             score_evidence: &event.evidence,
         })

@@ -11,3 +11,4 @@ pub mod identity;
 pub mod js_number;
 pub mod latch;
 pub mod recall;
+pub mod shapes;
