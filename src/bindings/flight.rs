@@ -27,39 +27,10 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::js;
 
-use crate::core::decision::Fold;
-use crate::core::events::{Usage, WriteBack};
+use crate::core::decision::CallOutcome;
 
 /// What the leading run's call came to, as every waiting run needs it.
-#[derive(Clone)]
-pub enum FlightOutcome {
-    /// Another process holds the fleet's claim on the span: no call was made.
-    ClaimedElsewhere,
-    /// The store failed to take the claim: no call was made.
-    ClaimFailed {
-        cause: String,
-    },
-    /// The span's entries could not be read again to make the call: none was made.
-    Unreadable {
-        what: &'static str,
-    },
-    Failed {
-        cause: String,
-    },
-    NotSmaller {
-        summary_chars: usize,
-        usage: Option<Usage>,
-    },
-    /// `countTokens` gave no count for the summary (what it gave): not used.
-    SummaryUncounted {
-        found: String,
-    },
-    Folded {
-        entry: JsValue,
-        fold: Fold,
-        write_back: WriteBack,
-    },
-}
+pub type FlightOutcome = CallOutcome<JsValue>;
 
 pub struct Flight {
     stage_id: f64,

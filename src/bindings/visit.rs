@@ -497,30 +497,12 @@ impl Visit {
     }
 
     fn settle(&self, candidate: &Candidate, outcome: FlightOutcome, caller: Caller, claim: &ClaimState) -> Outcome {
-        let model = self.settings.core.model();
-        match outcome {
-            FlightOutcome::ClaimedElsewhere => Outcome::of(candidate.claimed_elsewhere()),
-            FlightOutcome::ClaimFailed { cause } => Outcome::of(candidate.claim_failed(&cause)),
-            FlightOutcome::Unreadable { what } => {
-                let settled = candidate.unreadable(what, claim);
-                self.warn_about(settled.event.as_ref());
-                Outcome::of(settled)
-            }
-            FlightOutcome::Failed { cause } => Outcome::of(candidate.failed(model, caller, &cause, claim)),
-            FlightOutcome::NotSmaller { summary_chars, usage } => {
-                Outcome::of(candidate.not_smaller(summary_chars, model, usage, caller, claim))
-            }
-            FlightOutcome::SummaryUncounted { found } => {
-                let settled = candidate.invalid_summary_tokens(&found, caller, claim);
-                self.warn_about(settled.event.as_ref());
-                Outcome::of(settled)
-            }
-            FlightOutcome::Folded { entry, fold, write_back } => Outcome {
-                settled: candidate.folded(&fold, &write_back, model, caller, claim),
-                new_summary: entry,
-                untouched: false,
-            },
+        let warns = outcome.warns();
+        let (settled, new_summary) = candidate.settle(outcome, self.settings.core.model(), caller, claim);
+        if warns {
+            self.warn_about(settled.event.as_ref());
         }
+        Outcome { settled, new_summary: new_summary.unwrap_or_default(), untouched: false }
     }
 
     fn invalid_input(&self, spot: InvalidSpot) -> Outcome {

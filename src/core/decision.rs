@@ -322,6 +322,75 @@ impl Candidate {
     }
 }
 
+/// What the run that makes the call came to, as every run over its span
+/// (the leader and any that joined it) settles from it. `Entry` is the new
+/// summary entry, as the bindings hold it.
+#[derive(Clone)]
+pub enum CallOutcome<Entry> {
+    /// Another process holds the fleet's claim on the span: no call was made.
+    ClaimedElsewhere,
+    /// The store failed to take the claim: no call was made.
+    ClaimFailed {
+        cause: String,
+    },
+    /// The span's entries could not be read again to make the call (to do
+    /// what this says): none was made.
+    Unreadable {
+        what: &'static str,
+    },
+    Failed {
+        cause: String,
+    },
+    NotSmaller {
+        summary_chars: usize,
+        usage: Option<Usage>,
+    },
+    /// `countTokens` gave no count for the summary (what it gave): not used.
+    SummaryUncounted {
+        found: String,
+    },
+    Folded {
+        entry: Entry,
+        fold: Fold,
+        write_back: WriteBack,
+    },
+}
+
+impl<Entry> CallOutcome<Entry> {
+    /// SPEC §7: whether the stage's one warning may say this (a caller's
+    /// function or entries broke; a failed summarizer or store has its own).
+    pub fn warns(&self) -> bool {
+        matches!(self, CallOutcome::Unreadable { .. } | CallOutcome::SummaryUncounted { .. })
+    }
+}
+
+impl Candidate {
+    /// Settles a run over this span from the call's outcome; a fold also
+    /// gives back the new summary's entry, which its slot in recall stands for.
+    pub fn settle<Entry>(
+        &self,
+        outcome: CallOutcome<Entry>,
+        model: Option<&str>,
+        caller: Caller,
+        claim: &ClaimState,
+    ) -> (Settled, Option<Entry>) {
+        let settled = match outcome {
+            CallOutcome::ClaimedElsewhere => self.claimed_elsewhere(),
+            CallOutcome::ClaimFailed { cause } => self.claim_failed(&cause),
+            CallOutcome::Unreadable { what } => self.unreadable(what, claim),
+            CallOutcome::Failed { cause } => self.failed(model, caller, &cause, claim),
+            CallOutcome::NotSmaller { summary_chars, usage } => {
+                self.not_smaller(summary_chars, model, usage, caller, claim)
+            }
+            CallOutcome::SummaryUncounted { found } => self.invalid_summary_tokens(&found, caller, claim),
+            CallOutcome::Folded { entry, fold, write_back } => {
+                return (self.folded(&fold, &write_back, model, caller, claim), Some(entry));
+            }
+        };
+        (settled, None)
+    }
+}
+
 /// Malformed recall: untouched, explained.
 pub fn invalid_input(loaded_len: usize, spot: &InvalidSpot) -> Settled {
     let (reason, evidence) = events::invalid_input(spot);
