@@ -10,13 +10,12 @@
 //! and its once-only flags. The only Wasm state a stage can own is its
 //! latch, from its first refusal on (`latches.rs`).
 
-use js_sys::{Function, Object, Reflect};
+use js_sys::Object;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::config::checked_keep_details;
-use crate::core::config::{claim_lease_option, token_options, Key, Shape, StageConfig, Tier};
-use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
+use super::config::{Reading, Settings};
+use crate::core::config::ConfigError;
 
 #[wasm_bindgen]
 extern "C" {
@@ -54,91 +53,9 @@ impl StageHandle {
         handle
     }
 
-    pub fn settings(&self) -> Settings {
-        Settings::read(&self.config())
-    }
-}
-
-/// One option of a config's copy: undefined when absent. The copy holds
-/// plain data properties only, so reading one cannot throw.
-pub fn option(copy: &Object, key: Key) -> JsValue {
-    Reflect::get(copy, &JsValue::from_str(key.name())).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// SPEC §1's table with its defaults, as a visit uses it.
-pub struct Settings {
-    /// A provider object or a callback function.
-    pub llm: JsValue,
-    pub store: Option<JsValue>,
-    pub system_prompt: Option<String>,
-    pub strategy_id: String,
-    pub tier: Tier,
-    pub on_event: Option<Function>,
-    pub now: Option<Function>,
-    /// `countTokens`; without it (and with `core.tokens`), `ceil(length / 4)`.
-    pub count_tokens: Option<Function>,
-    /// Claims' lease when `claims: true`; the core's numbers and shape.
-    pub core: StageConfig,
-}
-
-impl Settings {
-    /// Reads a checked copy (`config::check` refused anything else).
-    pub fn read(copy: &Object) -> Settings {
-        let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
-        let number = |key| get(key).and_then(|value| value.as_f64());
-        let shape = match get(Key::Model).and_then(|model| model.as_string()) {
-            Some(model) => Shape::Provider { model },
-            None => Shape::Callback,
-        };
-        let mut core = StageConfig::new(shape);
-        let count = |key, default: usize| number(key).map_or(default, |n| n as usize);
-        core.trigger_min_entries = count(Key::TriggerMinEntries, core.trigger_min_entries);
-        core.preserve_recent = count(Key::PreserveRecent, core.preserve_recent);
-        core.min_fold_entries = count(Key::MinFoldEntries, core.min_fold_entries);
-        core.max_summaries = number(Key::MaxSummaries).map(|n| n as usize);
-        core.trigger_min_chars = number(Key::TriggerMinChars).map(|n| n as usize);
-        core.ttl_ms = number(Key::TtlMs);
-        core.timeout_ms = number(Key::TimeoutMs);
-        let store = get(Key::Store);
-        let claims = get(Key::Claims).and_then(|claims| claims.as_bool()).unwrap_or(false);
-        core.claim_lease_ms =
-            claim_lease_option(claims, number(Key::ClaimLeaseMs), core.timeout_ms, store.is_some()).ok().flatten();
-        core.keep_details = get(Key::KeepDetails).and_then(|own| checked_keep_details(&own));
-        let count_tokens: Option<Function> = get(Key::CountTokens).and_then(|f| f.dyn_into().ok());
-        core.tokens = token_options(
-            count_tokens.is_some(),
-            number(Key::TriggerMinTokens),
-            number(Key::PreserveRecentTokens),
-            number(Key::PreserveRecent),
-        )
-        .ok()
-        .flatten();
-        Settings {
-            llm: option(copy, Key::Llm),
-            store,
-            system_prompt: get(Key::SystemPrompt).and_then(|prompt| prompt.as_string()),
-            strategy_id: get(Key::StrategyId)
-                .and_then(|id| id.as_string())
-                .unwrap_or_else(|| DEFAULT_STRATEGY_ID.to_owned()),
-            tier: get(Key::SummaryTier)
-                .and_then(|tier| tier.as_string())
-                .as_deref()
-                .and_then(Tier::parse)
-                .unwrap_or(Tier::DEFAULT),
-            on_event: get(Key::OnEvent).and_then(|f| f.dyn_into().ok()),
-            now: get(Key::Now).and_then(|f| f.dyn_into().ok()),
-            count_tokens,
-            core,
-        }
-    }
-
-    /// The configured instruction, or the default (the rolling one when
-    /// earlier summaries may be folded in).
-    pub fn instruction(&self) -> String {
-        match (&self.system_prompt, self.core.max_summaries) {
-            (Some(prompt), _) => prompt.clone(),
-            (None, Some(_)) => rolling_system_prompt(),
-            (None, None) => DEFAULT_SYSTEM_PROMPT.to_owned(),
-        }
+    /// The settings of the copy this stage was built with (checked then:
+    /// reading it again cannot be refused).
+    pub fn settings(&self) -> Result<Settings, ConfigError> {
+        Settings::read(&self.config(), Reading::Visit)
     }
 }

@@ -19,13 +19,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::call::{self, Answer, Started};
+use super::config::{to_js_error, Settings};
 use super::flight::{self, Flight, FlightOutcome};
 use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::latches;
 use super::output::{to_js, Own};
 use super::recall::{self, Recall, Unusable};
-use super::stage::{Settings, StageHandle};
+use super::stage::StageHandle;
 use super::tokens;
 use crate::core::config::{claim_version, Key, JOIN_WINDOW_MS};
 use crate::core::decision::{self, Candidate, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
@@ -101,7 +102,12 @@ fn visit(
     identity: Result<VisitIdentity, InvalidSpot>,
     target: Target,
 ) -> Promise {
-    let settings = stage.settings();
+    // A copy checked at build reads the same at every visit: a refusal here
+    // would mean the copy changed, and it is the visit's own error.
+    let settings = match stage.settings() {
+        Ok(settings) => settings,
+        Err(error) => return Promise::reject(&to_js_error(error)),
+    };
     // 1. Recall, read once by iteration, every field of every entry once;
     // the identity, copied once (§8, Isolation).
     let (recall, loaded_len, invalid) = match read {

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::details::PinBounds;
-use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, LABEL_SEPARATOR};
+use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID, LABEL_SEPARATOR};
 use super::js_number::js_number_to_string;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +143,58 @@ impl ConfigError {
     /// refusal except the two parity messages takes.
     pub fn invalid(call: &str, class: ErrorClass, key: &str, expected: &str, received: &str, fix: &str) -> ConfigError {
         ConfigError { class, message: format!("{call}: `{key}` must be {expected}; received {received}. {fix}") }
+    }
+
+    /// `summarize(config)`'s refusal of a `key` that holds a value of the
+    /// wrong type (`found`): each key's own words for what it accepts and
+    /// how to fix it. Numbers are refused by what range they break instead.
+    pub fn refused(key: Key, found: &str) -> ConfigError {
+        let (expected, fix) = match key {
+            Key::Llm => (
+                "a provider (an object with a `complete` method) or a callback `(messages) => Promise<string>`",
+                "Fix: pass your LLM provider with `model`, or an async function that returns the summary text.".into(),
+            ),
+            Key::Store => (
+                "an object with a `put(identity, entry)` method",
+                "Fix: pass your memory store, or omit `store` to fold without writing back.".into(),
+            ),
+            Key::SystemPrompt => ("a string", "Fix: pass the instruction text, or omit it for the default.".into()),
+            Key::StrategyId => ("a string", format!("Fix: pass a name, or omit it for '{DEFAULT_STRATEGY_ID}'.")),
+            Key::SummaryTier => (
+                "'hot', 'warm' or 'cold'",
+                format!("Fix: pick one of the three, or omit it for '{}'.", Tier::DEFAULT.as_str()),
+            ),
+            Key::Claims => (
+                "a boolean",
+                "Fix: pass true to claim each span through the store before paying for it, or omit it.".into(),
+            ),
+            Key::OnEvent => ("a function", "Fix: pass `(type, payload) => void`, or omit it.".into()),
+            Key::Now => ("a function", "Fix: pass `() => unixMs`, or omit it for Date.now.".into()),
+            Key::CountTokens => (
+                "a function",
+                "Fix: pass your pipeline's TokenCounter, `(text) => number`, or omit it for \
+Math.ceil(text.length / 4)."
+                    .into(),
+            ),
+            Key::KeepDetails => (
+                "true, false or an object like { maxDetails, maxChars }",
+                "Fix: pass true to list the details a summary dropped after its text, or omit it.".into(),
+            ),
+            _ => return ConfigError::not_a_number(SUMMARIZE_CALL, key.name(), found),
+        };
+        ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key.name(), expected, found, &fix)
+    }
+
+    /// A count or duration option of `call` that holds no number at all.
+    pub fn not_a_number(call: &str, key: &str, found: &str) -> ConfigError {
+        let fix = "Fix: pass a number, or omit the option.";
+        ConfigError::invalid(call, ErrorClass::TypeError, key, "a non-negative integer", found, fix)
+    }
+
+    /// `summarize(config)` called with no config object.
+    pub fn not_an_object(found: &str) -> ConfigError {
+        let fix = "Fix: call summarize({ llm, ... }).";
+        ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, "config", "an object", found, fix)
     }
 
     pub fn model_required(received: &str) -> ConfigError {
