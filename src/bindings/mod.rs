@@ -22,6 +22,15 @@ use wasm_bindgen::prelude::*;
 use crate::core::format::{summary_entry_id_of, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
 use stage::StageHandle;
 
+/// What an export (or entry point) returns when it returns a JS value: always
+/// `Ok`. As a `Result`, wasm-bindgen returns it as several Wasm values, and
+/// V8 never inlines such a call into the JS that makes it. A call inlined
+/// there that returns a single reference crashes the process on Node 20 and
+/// 22 (their V8 cannot rebuild that result) when the calling JS is
+/// deoptimized during the call, which any getter, `$emit` or summarizer the
+/// stage runs can cause (tests/js/deopt.test.mjs).
+type NotInlined<T> = Result<T, JsValue>;
+
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
@@ -40,9 +49,12 @@ fn register_entry_points() {
 thread_local! {
     /// The stage and `stage.fold` entry points, as the JS functions every
     /// stage function calls: made once for the instance, not once per stage.
-    static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> js_sys::Promise>::new(visit::run).into_js_value();
-    static FOLD: JsValue =
-        Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> js_sys::Promise>::new(visit::fold).into_js_value();
+    static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> NotInlined<js_sys::Promise>>::new(
+        |stage, scope| Ok(visit::run(stage, scope))
+    ).into_js_value();
+    static FOLD: JsValue = Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> NotInlined<js_sys::Promise>>::new(
+        |stage, loaded, identity| Ok(visit::fold(stage, loaded, identity))
+    ).into_js_value();
     static REGISTERED: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -64,8 +76,8 @@ pub fn summary_entry_id_js(from_turn: JsValue, to_turn: JsValue) -> Result<Strin
 
 /// The coverage object a summary entry carries, or undefined.
 #[wasm_bindgen(js_name = summaryCoverage)]
-pub fn summary_coverage(entry: JsValue) -> JsValue {
-    recall::coverage_of(&entry)
+pub fn summary_coverage(entry: JsValue) -> NotInlined<JsValue> {
+    Ok(recall::coverage_of(&entry))
 }
 
 #[wasm_bindgen(js_name = isSummaryEntry)]
@@ -91,10 +103,10 @@ struct SummaryConstants {
 }
 
 #[wasm_bindgen(js_name = summaryConstants)]
-pub fn summary_constants() -> JsValue {
-    output::to_js(&SummaryConstants {
+pub fn summary_constants() -> NotInlined<JsValue> {
+    Ok(output::to_js(&SummaryConstants {
         summary_id_prefix: SUMMARY_ID_PREFIX,
         summary_coverage_key: SUMMARY_COVERAGE_KEY,
         summary_frame_prefix: SUMMARY_FRAME_PREFIX,
-    })
+    }))
 }

@@ -70,7 +70,7 @@ async fn the_leader_claims_the_span_pays_and_its_summary_covers_the_claim() {
     assert_eq!(ids(&get(&later, "recall")), r#"["msg-summary-1-4","msg-5-0","msg-5-1","msg-6-0","msg-6-1"]"#);
     assert_eq!(f.call_count(), 1, "no second call");
     assert!(
-        api::summary_coverage(claim_js.clone()).is_undefined(),
+        api::summary_coverage(claim_js.clone()).unwrap().is_undefined(),
         "summaryCoverage never takes a claim for a summary"
     );
     assert!(!api::is_summary_entry(claim_js.clone()), "nor does isSummaryEntry");

@@ -26,7 +26,7 @@ fn ids_and_constants_use_javascript_semantics() {
         assert_eq!(api::summary_entry_id_js(x.into(), 7.into()).unwrap(), format!("msg-summary-{expected}-7"));
     }
     assert_eq!(
-        parse(&to_json(&api::summary_constants())),
+        parse(&to_json(&api::summary_constants().unwrap())),
         json!({
             "SUMMARY_ID_PREFIX": "msg-summary-",
             "SUMMARY_COVERAGE_KEY": "summarizes",
@@ -39,7 +39,7 @@ fn ids_and_constants_use_javascript_semantics() {
 fn summary_coverage_returns_the_stored_object_or_undefined() {
     let summary = summary_of("s", &js(&json!(["a"])), 3.0);
     let coverage = get(&get(&summary, "metadata"), "summarizes");
-    assert!(same(&api::summary_coverage(summary.clone()), &coverage), "the very stored object");
+    assert!(same(&api::summary_coverage(summary.clone()).unwrap(), &coverage), "the very stored object");
     assert!(api::is_summary_entry(summary));
     for not_summary in [
         JsValue::NULL,
@@ -49,7 +49,7 @@ fn summary_coverage_returns_the_stored_object_or_undefined() {
         eval("({ metadata: { summarizes: { coveredIds: 'a' } } })"),
         eval("({ metadata: { summarizes: null } })"),
     ] {
-        assert!(api::summary_coverage(not_summary.clone()).is_undefined(), "{not_summary:?}");
+        assert!(api::summary_coverage(not_summary.clone()).unwrap().is_undefined(), "{not_summary:?}");
         assert!(!api::is_summary_entry(not_summary));
     }
 }
