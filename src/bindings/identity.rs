@@ -41,12 +41,7 @@ pub fn read(identity: Result<JsValue, JsValue>) -> Result<VisitIdentity, Invalid
 }
 
 fn unreadable(error: &JsValue) -> InvalidSpot {
-    InvalidSpot {
-        index: None,
-        field: "identity".into(),
-        found: format!("unreadable (reading it threw: {})", js::cause_of(error)),
-        expected: "an identity whose fields can be read, { tenant?, principal?, conversationId }".into(),
-    }
+    InvalidSpot::identity_unreadable(&js::cause_of(error))
 }
 
 fn part(read: Result<JsValue, JsValue>) -> Part {

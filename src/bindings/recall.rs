@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
-use crate::core::events::InvalidSpot;
+use crate::core::events::{threw, InvalidSpot};
 use crate::core::js_number::js_number_to_string;
 use crate::core::recall::{covered_by_another, EntryFacts, SummaryFacts, MAX_CONTENT_UNITS, MAX_ENTRIES};
 
@@ -39,13 +39,11 @@ pub struct Unusable {
     pub loaded_len: usize,
 }
 
-const RECALL_EXPECTED: &str = "an array of memory entries, or undefined";
-
 /// `scope.loaded`, read once.
 pub fn read_scope(scope: &JsValue) -> Result<Recall, Unusable> {
     match scope.unchecked_ref::<Scope>().loaded() {
         Ok(loaded) => read_recall(&loaded),
-        Err(error) => Err(loaded_spot(format!("unreadable (reading it threw: {})", js::cause_of(&error)))),
+        Err(error) => Err(loaded_spot(threw("reading", &js::cause_of(&error)))),
     }
 }
 
@@ -55,7 +53,7 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     if loaded.is_undefined() || loaded.is_null() {
         return Ok(Recall::default());
     }
-    let iterating = |error: JsValue| loaded_spot(format!("unreadable (iterating it threw: {})", js::cause_of(&error)));
+    let iterating = |error: JsValue| loaded_spot(threw("iterating", &js::cause_of(&error)));
     if !js::is_array(loaded).map_err(iterating)? {
         return Err(loaded_spot(js::describe(loaded)));
     }
@@ -108,14 +106,11 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
 
 /// A recall too large to fold safely: served verbatim, before its contents are copied.
 fn too_large(found: String, unit: &str, limit: usize, loaded_len: f64) -> Unusable {
-    let expected = format!("at most {limit} {unit}, which one visit folds safely");
-    let spot = InvalidSpot { index: None, field: "loaded".into(), found, expected };
-    Unusable { spot, loaded_len: loaded_len as usize }
+    Unusable { spot: InvalidSpot::too_large(found, unit, limit), loaded_len: loaded_len as usize }
 }
 
 fn loaded_spot(found: String) -> Unusable {
-    let spot = InvalidSpot { index: None, field: "loaded".into(), found, expected: RECALL_EXPECTED.into() };
-    Unusable { spot, loaded_len: 0 }
+    Unusable { spot: InvalidSpot::loaded(found), loaded_len: 0 }
 }
 
 /// A JS string's text for matching: its UTF-8 when it is well formed, and
@@ -151,13 +146,12 @@ enum Problem {
 
 impl Problem {
     fn at(self, index: usize) -> InvalidSpot {
-        let (field, found, expected) = match self {
-            Problem::Field(field, value, expected) => (field, js::describe(&value), expected),
+        match self {
+            Problem::Field(field, value, expected) => InvalidSpot::entry(index, field, js::describe(&value), expected),
             Problem::Unreadable(error) => {
-                ("entry", format!("unreadable (reading it threw: {})", js::cause_of(&error)), "a plain memory entry")
+                InvalidSpot::entry(index, "entry", threw("reading", &js::cause_of(&error)), "a plain memory entry")
             }
-        };
-        InvalidSpot { index: Some(index), field: field.into(), found, expected: expected.into() }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::call;
 use super::recall::Recall;
-use crate::core::events::{InvalidSpot, COUNTER_FIELD, TOKEN_COUNT_EXPECTED};
+use crate::core::events::InvalidSpot;
 
 /// Counts every entry's content into its facts; the first entry the counter
 /// gives no count for is the visit's invalid input.
@@ -17,12 +17,7 @@ pub fn count_recall(counter: Option<&Function>, recall: &mut Recall) -> Result<(
             Some(text) if text.length() > 0 => count(counter, text),
             _ => Ok(0.0),
         };
-        recall.facts[index].tokens = tokens.map_err(|found| InvalidSpot {
-            index: Some(index),
-            field: COUNTER_FIELD.into(),
-            found,
-            expected: TOKEN_COUNT_EXPECTED.into(),
-        })?;
+        recall.facts[index].tokens = tokens.map_err(|found| InvalidSpot::uncounted(index, found))?;
     }
     Ok(())
 }

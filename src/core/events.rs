@@ -675,7 +675,47 @@ pub struct InvalidSpot {
 pub const COUNTER_FIELD: &str = "countTokens";
 
 /// What a token count must be.
-pub const TOKEN_COUNT_EXPECTED: &str = "a finite, non-negative number of tokens";
+const TOKEN_COUNT_EXPECTED: &str = "a finite, non-negative number of tokens";
+
+impl InvalidSpot {
+    /// `loaded` itself is no array (what `found` describes).
+    pub fn loaded(found: String) -> InvalidSpot {
+        let expected = "an array of memory entries, or undefined".into();
+        InvalidSpot { index: None, field: "loaded".into(), found, expected }
+    }
+
+    /// `loaded` holds more (`limit` of `unit` at most) than one visit folds safely.
+    pub fn too_large(found: String, unit: &str, limit: usize) -> InvalidSpot {
+        let expected = format!("at most {limit} {unit}, which one visit folds safely");
+        InvalidSpot { index: None, field: "loaded".into(), found, expected }
+    }
+
+    /// Entry `index`'s `field` holds what `found` describes; `expected` is accepted there.
+    pub fn entry(index: usize, field: &str, found: String, expected: &str) -> InvalidSpot {
+        InvalidSpot { index: Some(index), field: field.into(), found, expected: expected.into() }
+    }
+
+    /// The visit's identity threw while it was read.
+    pub fn identity_unreadable(cause: &str) -> InvalidSpot {
+        InvalidSpot {
+            index: None,
+            field: "identity".into(),
+            found: threw("reading", cause),
+            expected: "an identity whose fields can be read, { tenant?, principal?, conversationId }".into(),
+        }
+    }
+
+    /// `countTokens` gave what `found` describes instead of a count for entry `index`'s content.
+    pub fn uncounted(index: usize, found: String) -> InvalidSpot {
+        InvalidSpot::entry(index, COUNTER_FIELD, found, TOKEN_COUNT_EXPECTED)
+    }
+}
+
+/// How a spot names a value that threw while it was read or iterated
+/// (`doing`): `unreadable (reading it threw: cause)`.
+pub fn threw(doing: &str, cause: &str) -> String {
+    format!("unreadable ({doing} it threw: {cause})")
+}
 
 pub fn invalid_input(spot: &InvalidSpot) -> (String, Evidence) {
     let place = match spot.index {
