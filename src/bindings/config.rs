@@ -23,7 +23,7 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
     if !config.is_object() {
         return Err(ConfigError::not_an_object(&describe(config)));
     }
-    let copy = plain_copy(config).map_err(|error| ConfigError::not_an_object(&threw(&error)))?;
+    let copy = plain_copy(config).map_err(|error| ConfigError::not_an_object(&unreadable_object(&error)))?;
     let settings = Settings::read(&copy, Reading::Build)?;
     check_keys(&copy)?;
     // The bounds as checked replace the caller's `keepDetails`, which is so
@@ -85,7 +85,8 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Reads and checks every option of a config's copy, in SPEC §3's order.
+    /// Reads and checks every option of a config's copy: the summarizer and
+    /// the store first, then the numbers, the strings and the functions.
     pub fn read(copy: &Object, reading: Reading) -> Result<Settings, ConfigError> {
         let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
         let refused = |key: Key, value: &JsValue| ConfigError::refused(key, &describe(value));
@@ -184,7 +185,7 @@ fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
     if !value.is_object() || value.is_function() || js::is_array(value).unwrap_or(true) {
         return Err(refusal(&describe(value)));
     }
-    let fields = plain_copy(value).map_err(|error| refusal(&threw(&error)))?;
+    let fields = plain_copy(value).map_err(|error| refusal(&unreadable_object(&error)))?;
     for key in Object::keys(&fields) {
         let name = String::from(key.unchecked_ref::<JsString>());
         if !KEEP_DETAILS_KEYS.contains(&name.as_str()) {
@@ -199,7 +200,7 @@ fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
 }
 
 /// How a refusal names an object whose reading threw.
-fn threw(error: &JsValue) -> String {
+fn unreadable_object(error: &JsValue) -> String {
     format!("an object that cannot be read (reading it threw: {})", cause_of(error))
 }
 

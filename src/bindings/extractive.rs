@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use super::config::{count, to_js_error};
 use super::js::describe;
-use crate::core::config::{ConfigError, ErrorClass, EXTRACTIVE_CALL};
+use crate::core::config::{ConfigError, EXTRACTIVE_CALL};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 
 /// Validates `extractive(options)` and returns its budget; throws on bad options.
@@ -17,14 +17,7 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
         return Ok(DEFAULT_MAX_CHARS as f64);
     }
     if !options.is_object() {
-        return Err(to_js_error(ConfigError::invalid(
-            EXTRACTIVE_CALL,
-            ErrorClass::TypeError,
-            "options",
-            "an object like { maxChars }",
-            &describe(&options),
-            "Fix: call extractive() or extractive({ maxChars: 800 }).",
-        )));
+        return Err(to_js_error(ConfigError::extractive_options(&describe(&options))));
     }
     let max_chars = Reflect::get(&options, &JsValue::from_str("maxChars")).unwrap_or(JsValue::UNDEFINED);
     count(EXTRACTIVE_CALL, &max_chars, "maxChars", DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(to_js_error)
@@ -35,14 +28,7 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
 #[wasm_bindgen(js_name = extractiveSummary)]
 pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, JsValue> {
     let Some(messages) = messages.dyn_ref::<Array>() else {
-        return Err(to_js_error(ConfigError::invalid(
-            "extractive summarizer",
-            ErrorClass::TypeError,
-            "messages",
-            "an array of { role, content }",
-            &describe(&messages),
-            "Fix: pass it as the stage's `llm`, or call it with the messages array.",
-        )));
+        return Err(to_js_error(ConfigError::extractive_messages(&describe(&messages))));
     };
     let text: Vec<(String, String)> = messages
         .iter()

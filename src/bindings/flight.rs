@@ -29,16 +29,13 @@ use super::js;
 
 use crate::core::decision::CallOutcome;
 
-/// What the leading run's call came to, as every waiting run needs it.
-pub type FlightOutcome = CallOutcome<JsValue>;
-
 pub struct Flight {
     stage_id: f64,
     /// The span's full key.
     key: String,
     /// When the leader started, in wall-clock ms (`Date.now()`).
     started_at: f64,
-    outcome: RefCell<Option<FlightOutcome>>,
+    outcome: RefCell<Option<CallOutcome<JsValue>>>,
     /// The waiting runs' futures, woken when the outcome is published (most
     /// flights have none).
     waiters: RefCell<Vec<Waker>>,
@@ -79,7 +76,7 @@ impl Flight {
     /// The leader's outcome, once it is published; with `window_ms`, None
     /// once the flight is that old. Each poll borrows only for its own
     /// check, so nothing is borrowed across the wait.
-    pub async fn outcome(&self, window_ms: Option<f64>) -> Option<FlightOutcome> {
+    pub async fn outcome(&self, window_ms: Option<f64>) -> Option<CallOutcome<JsValue>> {
         let deadline = window_ms.map(|ms| js::deadline(self.started_at + ms - js_sys::Date::now(), &JsValue::TRUE));
         let mut expired = deadline.as_ref().map(|deadline| JsFuture::from(deadline.promise()));
         let outcome = std::future::poll_fn(|cx| {
@@ -100,7 +97,7 @@ impl Flight {
     }
 
     /// Publishes the outcome: waiting runs go on, and later ones settle from it.
-    pub fn publish(&self, outcome: FlightOutcome) {
+    pub fn publish(&self, outcome: CallOutcome<JsValue>) {
         *self.outcome.borrow_mut() = Some(outcome);
         let waiters = std::mem::take(&mut *self.waiters.borrow_mut());
         for waiter in waiters {
@@ -114,7 +111,7 @@ impl Flight {
     }
 
     /// The published outcome, if there is one yet.
-    pub fn published(&self) -> Option<FlightOutcome> {
+    pub fn published(&self) -> Option<CallOutcome<JsValue>> {
         self.outcome.borrow().clone()
     }
 }

@@ -1,6 +1,7 @@
-//! Hands the core's shapes (`core::shapes`) to JS as plain objects. What is
-//! the caller's own (ids, identities, entries, the summarizer's text) goes
-//! in as [`Own`] and passes through untouched (`serde_wasm_bindgen::preserve`).
+//! Hands the core's shapes (`core::shapes`) to JS as plain objects. A JS
+//! value goes in as [`AsIs`] and passes through untouched
+//! (`serde_wasm_bindgen::preserve`): the caller's own ids, identities and
+//! entries, and what the stage made in JS (the summary's text, a signal).
 
 use serde::Serialize;
 use wasm_bindgen::JsValue;
@@ -13,14 +14,13 @@ pub fn to_js(value: &impl Serialize) -> JsValue {
     value.serialize(&serializer).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// A JS value of the caller's (or one the stage made, such as an array of
-/// the caller's ids), placed into a shape as it is.
+/// A JS value placed into a shape as it is.
 #[derive(Serialize)]
 #[serde(transparent)]
-pub struct Own(#[serde(with = "serde_wasm_bindgen::preserve")] pub JsValue);
+pub struct AsIs(#[serde(with = "serde_wasm_bindgen::preserve")] pub JsValue);
 
-impl Own {
-    pub fn of(value: impl Into<JsValue>) -> Own {
-        Own(value.into())
+impl AsIs {
+    pub fn of(value: impl Into<JsValue>) -> AsIs {
+        AsIs(value.into())
     }
 }

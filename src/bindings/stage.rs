@@ -53,8 +53,8 @@ impl StageHandle {
         handle
     }
 
-    /// The settings of the copy this stage was built with (checked then:
-    /// reading it again cannot be refused).
+    /// The settings of the copy this stage was built with, which was checked
+    /// then (so reading it again is not refused).
     pub fn settings(&self) -> Result<Settings, ConfigError> {
         Settings::read(&self.config(), Reading::Visit)
     }

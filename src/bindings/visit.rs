@@ -20,16 +20,16 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::call::{self, Answer, Started};
 use super::config::{to_js_error, Settings};
-use super::flight::{self, Flight, FlightOutcome};
+use super::flight::{self, Flight};
 use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::latches;
-use super::output::{to_js, Own};
+use super::output::{to_js, AsIs};
 use super::recall::{self, Recall, Unusable};
 use super::stage::StageHandle;
 use super::tokens;
 use crate::core::config::{claim_version, Key, JOIN_WINDOW_MS};
-use crate::core::decision::{self, Candidate, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
+use crate::core::decision::{self, CallOutcome, Candidate, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::details::{self, Audit};
 use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
 use crate::core::format::{transcript, utf16_len, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
@@ -102,8 +102,9 @@ fn visit(
     identity: Result<VisitIdentity, InvalidSpot>,
     target: Target,
 ) -> Promise {
-    // A copy checked at build reads the same at every visit: a refusal here
-    // would mean the copy changed, and it is the visit's own error.
+    // The copy was checked at build and only the stage function holds it,
+    // so it reads the same at every visit; were it ever refused, that visit
+    // alone would reject, naming why.
     let settings = match stage.settings() {
         Ok(settings) => settings,
         Err(error) => return Promise::reject(&to_js_error(error)),
@@ -192,7 +193,7 @@ fn visit(
         None => match visit.start_call(&span) {
             Ok(started) => First::Call(started),
             Err(Unreadable(what)) => {
-                let outcome = FlightOutcome::Unreadable { what };
+                let outcome = CallOutcome::Unreadable { what };
                 return Promise::resolve(&visit.conclude(&candidate, flight, outcome, &ClaimState::Silent));
             }
         },
@@ -262,7 +263,7 @@ impl Visit {
                 return Err(self.conclude(
                     candidate,
                     flight.clone(),
-                    FlightOutcome::ClaimedElsewhere,
+                    CallOutcome::ClaimedElsewhere,
                     &ClaimState::Silent,
                 ));
             }
@@ -276,14 +277,14 @@ impl Visit {
                     });
                 }
                 self.warn_once(|| warning::claim_refused(&self.settings.strategy_id, &candidate.claim_id(), &cause));
-                let outcome = FlightOutcome::ClaimFailed { cause };
+                let outcome = CallOutcome::ClaimFailed { cause };
                 return Err(self.conclude(candidate, flight.clone(), outcome, &ClaimState::Silent));
             }
         };
         match self.start_call(span) {
             Ok(started) => Ok((started, held)),
             Err(Unreadable(what)) => {
-                let outcome = FlightOutcome::Unreadable { what };
+                let outcome = CallOutcome::Unreadable { what };
                 end_flight(flight.clone(), &outcome);
                 let claim = self.give_up_or(candidate, held, || ClaimState::Silent).await;
                 Err(self.deliver(self.settle(candidate, outcome, Caller::Leader, &claim)))
@@ -415,7 +416,7 @@ impl Visit {
             if let Some(flight) = &flight {
                 latches::insert(&self.stage, flight.key());
             }
-            let outcome = FlightOutcome::NotSmaller { summary_chars, usage };
+            let outcome = CallOutcome::NotSmaller { summary_chars, usage };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
         }
         // 10. Fold: the summary entry, stamped when the fold happens (after
@@ -435,7 +436,7 @@ impl Visit {
                 if let Some(flight) = &flight {
                     latches::insert(&self.stage, flight.key());
                 }
-                let outcome = FlightOutcome::SummaryUncounted { found };
+                let outcome = CallOutcome::SummaryUncounted { found };
                 end_flight(flight, &outcome);
                 let claim = self.give_up_or(&candidate, held, || claim).await;
                 return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
@@ -444,14 +445,14 @@ impl Visit {
         let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), summary_tokens, usage, audit };
         let entry = self.summary_entry(&candidate, &span, content, now, held.as_ref(), &fold.audit);
         let Some(store) = self.settings.store.clone() else {
-            let outcome = FlightOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
+            let outcome = CallOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
         };
         // Waiting runs go on as soon as the summary exists: the write is
         // this run's own (a store that never answers holds no one else).
         if let Some(flight) = &flight {
             let fold = Fold { usage: None, ..fold.clone() };
-            flight.publish(FlightOutcome::Folded { entry: entry.clone(), fold, write_back: WriteBack::ByLeader });
+            flight.publish(CallOutcome::Folded { entry: entry.clone(), fold, write_back: WriteBack::ByLeader });
         }
         let written = self.put(&store, &entry).await;
         if let Some(flight) = &flight {
@@ -466,7 +467,7 @@ impl Visit {
                 (WriteBack::Failed(cause), claim)
             }
         };
-        let outcome = FlightOutcome::Folded { entry, fold, write_back };
+        let outcome = CallOutcome::Folded { entry, fold, write_back };
         let outcome = self.settle(&candidate, outcome, Caller::Leader, &claim);
         Ok(self.deliver(outcome))
     }
@@ -480,7 +481,7 @@ impl Visit {
         }
         future_to_promise(async move {
             let outcome =
-                flight.outcome(self.settings.core.join_window_ms()).await.unwrap_or_else(|| FlightOutcome::Failed {
+                flight.outcome(self.settings.core.join_window_ms()).await.unwrap_or_else(|| CallOutcome::Failed {
                     cause: format!(
                         "the concurrent run's call did not answer within the {} ms join window",
                         js_number_to_string(JOIN_WINDOW_MS)
@@ -495,14 +496,20 @@ impl Visit {
         &self,
         candidate: &Candidate,
         flight: Option<Rc<Flight>>,
-        outcome: FlightOutcome,
+        outcome: CallOutcome<JsValue>,
         claim: &ClaimState,
     ) -> JsValue {
         end_flight(flight, &outcome);
         self.deliver(self.settle(candidate, outcome, Caller::Leader, claim))
     }
 
-    fn settle(&self, candidate: &Candidate, outcome: FlightOutcome, caller: Caller, claim: &ClaimState) -> Outcome {
+    fn settle(
+        &self,
+        candidate: &Candidate,
+        outcome: CallOutcome<JsValue>,
+        caller: Caller,
+        claim: &ClaimState,
+    ) -> Outcome {
         let warns = outcome.warns();
         let (settled, new_summary) = candidate.settle(outcome, self.settings.core.model(), caller, claim);
         if warns {
@@ -530,7 +537,7 @@ impl Visit {
                     system_prompt: &instruction,
                     messages: [Message { role: "user", content: text }],
                     model,
-                    signal: controller.as_ref().map(|c| Own(c.signal())),
+                    signal: controller.as_ref().map(|c| AsIs(c.signal())),
                 };
                 let llm = &self.settings.llm;
                 let complete = call::method(llm, "llm.complete", Callee::complete);
@@ -610,8 +617,8 @@ impl Visit {
     }
 
     /// The entry's source: the span's newest turn, and the identity its first entry names.
-    fn source(&self, candidate: &Candidate) -> Source<Own> {
-        Source { turn: candidate.span.to_turn, identity: self.source_identity.clone().map(Own) }
+    fn source(&self, candidate: &Candidate) -> Source<AsIs> {
+        Source { turn: candidate.span.to_turn, identity: self.source_identity.clone().map(AsIs) }
     }
 
     /// The new summary's tokens when the stage counts tokens (`None` when it
@@ -645,13 +652,13 @@ impl Visit {
         }
         to_js(&SummaryEntry {
             id: &candidate.summary_id(),
-            value: Message { role: "system", content: Own::of(content) },
+            value: Message { role: "system", content: AsIs::of(content) },
             metadata: Metadata {
                 summarizes: Coverage {
                     from_turn: facts.from_turn,
                     to_turn: facts.to_turn,
                     entry_count: facts.entries,
-                    covered_ids: Own::of(covered_ids),
+                    covered_ids: AsIs::of(covered_ids),
                     model: self.settings.core.model(),
                     summarized_at_ms: now,
                     dropped_details: audit.listed(),
@@ -675,9 +682,9 @@ impl Visit {
         Started::call(store, put, &args, self.settings.core.timeout_ms, None).answer().await.map(drop)
     }
 
-    fn failed(&self, cause: String) -> FlightOutcome {
+    fn failed(&self, cause: String) -> CallOutcome<JsValue> {
         self.warn_once(|| warning::summarizer_failed(&self.settings.strategy_id, &cause));
-        FlightOutcome::Failed { cause }
+        CallOutcome::Failed { cause }
     }
 
     /// The configured `now`, or `default()` without one.
@@ -730,10 +737,10 @@ impl Visit {
                 let events = Array::new();
                 if let Some(payload) = &payload {
                     self.emit(None, payload);
-                    events.push(&to_js(&EventRecord { kind: EVENT_TYPE, payload: Own(payload.clone()) }));
+                    events.push(&to_js(&EventRecord { kind: EVENT_TYPE, payload: AsIs(payload.clone()) }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };
-                to_js(&FoldResult { recall: Own(recall), events: Own::of(events) })
+                to_js(&FoldResult { recall: AsIs(recall), events: AsIs::of(events) })
             }
         }
     }
@@ -761,7 +768,7 @@ impl Visit {
             reason: &event.reason,
             input_memory_count: event.input_count,
             output_memory_count: event.output_count,
-            dropped_ids: Own::of(event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect::<Array>()),
+            dropped_ids: AsIs::of(event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect::<Array>()),
             added_ids: event.added.as_slice(),
             score_evidence: &event.evidence,
         })
@@ -769,7 +776,7 @@ impl Visit {
 }
 
 /// Publishes the leader's outcome, so waiting runs go on, and frees the span.
-fn end_flight(flight: Option<Rc<Flight>>, outcome: &FlightOutcome) {
+fn end_flight(flight: Option<Rc<Flight>>, outcome: &CallOutcome<JsValue>) {
     if let Some(flight) = flight {
         flight.publish(outcome.clone());
         flight.finish();

@@ -147,7 +147,8 @@ impl ConfigError {
 
     /// `summarize(config)`'s refusal of a `key` that holds a value of the
     /// wrong type (`found`): each key's own words for what it accepts and
-    /// how to fix it. Numbers are refused by what range they break instead.
+    /// how to fix it. (A number of the wrong size is refused by the option's
+    /// own check, which says what range it breaks.)
     pub fn refused(key: Key, found: &str) -> ConfigError {
         let (expected, fix) = match key {
             Key::Llm => (
@@ -180,7 +181,17 @@ Math.ceil(text.length / 4)."
                 "true, false or an object like { maxDetails, maxChars }",
                 "Fix: pass true to list the details a summary dropped after its text, or omit it.".into(),
             ),
-            _ => return ConfigError::not_a_number(SUMMARIZE_CALL, key.name(), found),
+            Key::Model => return ConfigError::model_required(found),
+            Key::TriggerMinEntries
+            | Key::PreserveRecent
+            | Key::MinFoldEntries
+            | Key::TtlMs
+            | Key::TimeoutMs
+            | Key::MaxSummaries
+            | Key::TriggerMinChars
+            | Key::ClaimLeaseMs
+            | Key::TriggerMinTokens
+            | Key::PreserveRecentTokens => return ConfigError::not_a_number(SUMMARIZE_CALL, key.name(), found),
         };
         ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key.name(), expected, found, &fix)
     }
@@ -189,6 +200,26 @@ Math.ceil(text.length / 4)."
     pub fn not_a_number(call: &str, key: &str, found: &str) -> ConfigError {
         let fix = "Fix: pass a number, or omit the option.";
         ConfigError::invalid(call, ErrorClass::TypeError, key, "a non-negative integer", found, fix)
+    }
+
+    /// `extractive(options)` called with options that are no object.
+    pub fn extractive_options(found: &str) -> ConfigError {
+        let fix = "Fix: call extractive() or extractive({ maxChars: 800 }).";
+        ConfigError::invalid(
+            EXTRACTIVE_CALL,
+            ErrorClass::TypeError,
+            "options",
+            "an object like { maxChars }",
+            found,
+            fix,
+        )
+    }
+
+    /// The offline summarizer called with something other than messages.
+    pub fn extractive_messages(found: &str) -> ConfigError {
+        let fix = "Fix: pass it as the stage's `llm`, or call it with the messages array.";
+        let expected = "an array of { role, content }";
+        ConfigError::invalid("extractive summarizer", ErrorClass::TypeError, "messages", expected, found, fix)
     }
 
     /// `summarize(config)` called with no config object.

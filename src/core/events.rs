@@ -657,12 +657,13 @@ served verbatim{}. Fix whatever writes these entries to the store",
     )
 }
 
-/// Where recall was malformed, named the way the user would write it.
+/// Where a visit's input was malformed, named the way the user would write it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InvalidSpot {
-    /// `None` when `loaded` itself is not an array.
+    /// The entry's index; `None` when the spot is `loaded` or the identity.
     pub index: Option<usize>,
-    /// `entry`, `id`, `value`, `value.content`, `source.turn`, `updatedAt`, or `loaded`.
+    /// `entry`, `id`, `value`, `value.content`, `source.turn`, `updatedAt`,
+    /// `countTokens` (an entry's count), `loaded` or `identity`.
     pub field: String,
     /// What was found there, e.g. `a number (42)`.
     pub found: String,
@@ -678,7 +679,8 @@ pub const COUNTER_FIELD: &str = "countTokens";
 const TOKEN_COUNT_EXPECTED: &str = "a finite, non-negative number of tokens";
 
 impl InvalidSpot {
-    /// `loaded` itself is no array (what `found` describes).
+    /// `loaded` itself is unusable: no array, or one that threw while it
+    /// was read or iterated (what `found` describes).
     pub fn loaded(found: String) -> InvalidSpot {
         let expected = "an array of memory entries, or undefined".into();
         InvalidSpot { index: None, field: "loaded".into(), found, expected }

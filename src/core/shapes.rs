@@ -3,9 +3,9 @@
 //! request and `stage.fold`'s result. Each serializes to a plain object
 //! whose keys are its fields in order, absent options left out.
 //!
-//! `V` is a value that stays the caller's own (ids, identities, entries,
-//! the summarizer's text): the bindings pass it through untouched, and
-//! these tests use JSON values.
+//! `V` is a JS value the bindings pass through as it is: the caller's own
+//! (ids, identities, entries) or one the stage made in JS (the summary's
+//! text, an `AbortSignal`, the events). These tests use JSON values.
 
 use serde::Serialize;
 
@@ -154,9 +154,9 @@ mod tests {
 
     use super::*;
 
-    /// JSON text with whole numbers written as JS writes them.
+    /// JSON text, in field order (serde_json writes an `f64` as `1.0`).
     fn text(value: &impl Serialize) -> String {
-        serde_json::to_string(value).expect("serializes").replace(".0,", ",").replace(".0}", "}")
+        serde_json::to_string(value).expect("serializes")
     }
 
     fn entry<'a>(
@@ -194,7 +194,7 @@ mod tests {
     fn a_summary_entry_has_spec_key_order_and_leaves_absent_options_out() {
         assert_eq!(
             text(&entry(None, None, None, &[])),
-            r#"{"id":"msg-summary-1-3","value":{"role":"system","content":"[summary] text"},"metadata":{"summarizes":{"fromTurn":1,"toTurn":3,"entryCount":6,"coveredIds":["a","b"],"summarizedAtMs":50}},"version":1,"createdAt":10,"updatedAt":10,"lastAccessedAt":50,"accessCount":0,"tier":"warm","source":{"turn":3}}"#
+            r#"{"id":"msg-summary-1-3","value":{"role":"system","content":"[summary] text"},"metadata":{"summarizes":{"fromTurn":1.0,"toTurn":3.0,"entryCount":6,"coveredIds":["a","b"],"summarizedAtMs":50.0}},"version":1,"createdAt":10.0,"updatedAt":10.0,"lastAccessedAt":50.0,"accessCount":0,"tier":"warm","source":{"turn":3.0}}"#
         );
         let details = ["ORD-1".to_owned()];
         let full = serde_json::to_value(entry(Some(99.0), Some("m"), Some(json!({"user": "u"})), &details)).unwrap();
@@ -229,7 +229,7 @@ mod tests {
         };
         assert_eq!(
             text(&claim),
-            r#"{"id":"msg-summary-claim-1-3","value":{"role":"system","content":""},"metadata":{"summaryClaim":{"fromTurn":1,"toTurn":3,"entryCount":6,"claimedAtMs":50,"leaseMs":60}},"version":7,"createdAt":9,"updatedAt":9,"lastAccessedAt":50,"accessCount":0,"ttl":110,"tier":"warm","source":{"turn":3}}"#
+            r#"{"id":"msg-summary-claim-1-3","value":{"role":"system","content":""},"metadata":{"summaryClaim":{"fromTurn":1.0,"toTurn":3.0,"entryCount":6,"claimedAtMs":50.0,"leaseMs":60.0}},"version":7.0,"createdAt":9.0,"updatedAt":9.0,"lastAccessedAt":50.0,"accessCount":0,"ttl":110.0,"tier":"warm","source":{"turn":3.0}}"#
         );
         let request = ProviderRequest::<Value> {
             system_prompt: "p",

@@ -13,39 +13,69 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { repoRoot } from './lib/scratch.mjs';
 
-const run = promisify(execFile);
+const fixture = join(repoRoot, 'tests/js/fixtures/deopt-during-call.mjs');
 const entry = pathToFileURL(join(repoRoot, 'pkg/dist/index.mjs')).href;
 const wasm = join(repoRoot, 'pkg/dist/footprint_summarize_bg.wasm');
 const runtimesDir = join(repoRoot, 'scripts/runtimes/node_modules');
+// The machine's Node is 20 (README, "Runtimes"): the first test says so.
 const nodes = [
-  { name: `Node ${process.versions.node} (the test runner's)`, command: process.execPath },
-  { name: 'Node 22', command: join(runtimesDir, 'node22/bin/node') },
-  { name: 'Node 24', command: join(runtimesDir, 'node24/bin/node') },
-  { name: 'Node 26', command: join(runtimesDir, 'node26/bin/node') },
+  { major: 20, command: process.execPath },
+  { major: 22, command: join(runtimesDir, 'node22/bin/node') },
+  { major: 24, command: join(runtimesDir, 'node24/bin/node') },
+  { major: 26, command: join(runtimesDir, 'node26/bin/node') },
 ];
+/** Where V8 cannot deoptimize an inlined call that returns one reference. */
+const CRASHING_MAJORS = [20, 22];
+/** `%GetOptimizationStatus`'s "optimized" bit, as V8 before 14 (Node 20 to 24) lays it out. */
+const OPTIMIZED = 1 << 4;
+
+/** The fixture's outcome in `node`: how the process ended, and what it printed. */
+function runFixture(node, target) {
+  return new Promise((resolve) => {
+    execFile(node.command, ['--allow-natives-syntax', fixture, target], { timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? error.code : 0, signal: error?.signal ?? null, stdout, stderr });
+    });
+  });
+}
+
+test("the test runner's Node is 20, so the runtimes below are Node 20 to 26", () => {
+  assert.equal(Number(process.versions.node.split('.')[0]), 20);
+});
 
 for (const node of nodes) {
-  test(`${node.name}: every call into the package survives its caller being deoptimized during it`, async () => {
-    const fixture = join(repoRoot, 'tests/js/fixtures/deopt-during-call.mjs');
-    const { stdout } = await run(node.command, ['--allow-natives-syntax', fixture, entry]);
+  const crashes = CRASHING_MAJORS.includes(node.major);
+  test(`Node ${node.major}: the harness ${crashes ? 'kills' : 'does not kill'} a process with a plain Wasm export that returns one reference`, async () => {
+    const { code, signal, stdout, stderr } = await runFixture(node, 'control');
+    if (crashes) {
+      assert.notEqual(code, 0, stdout);
+      assert.ok(signal === 'SIGTRAP' || code === 133, `${code} ${signal}`);
+      assert.match(stderr, /unreachable code/);
+    } else {
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout).control.outcome, true);
+    }
+  });
+
+  test(`Node ${node.major}: every call into the package survives its caller being deoptimized during it`, async () => {
+    const { code, stdout, stderr } = await runFixture(node, entry);
+    assert.equal(code, 0, stderr);
     const outcomes = JSON.parse(stdout);
-    for (const [call, { tripped }] of Object.entries(outcomes)) {
+    for (const [call, { tripped, status }] of Object.entries(outcomes)) {
       assert.equal(tripped, 1, `${call}: the getter that deoptimizes the caller ran during the call`);
+      if (crashes) assert.ok(status & OPTIMIZED, `${call}: its caller was optimized when the getter ran (status ${status})`);
     }
     assert.deepEqual(
-      Object.fromEntries(Object.entries(outcomes).map(([call, { tripped, ...outcome }]) => [call, outcome])),
+      Object.fromEntries(Object.entries(outcomes).map(([call, { outcome }]) => [call, outcome])),
       {
-        stage: { outcome: 'undefined' },
-        fold: { recallLength: 1 },
-        coverage: { toTurn: 1 },
-        isSummaryEntry: { outcome: true },
-        isSummaryClaim: { outcome: false },
-        summarize: { outcome: 'function' },
-        summaryEntryId: { outcome: 'msg-summary-1-2' },
-        extractive: { outcome: 'assistant: Yes, the refund of 129.90 EUR is approved and ships Friday.' },
+        stage: 'undefined',
+        fold: 1,
+        coverage: 1,
+        isSummaryEntry: true,
+        isSummaryClaim: false,
+        summarize: 'function',
+        summaryEntryId: 'msg-summary-1-2',
       },
     );
   });
@@ -55,9 +85,13 @@ test('no export of the Wasm returns a single reference, the kind V8 inlines and 
   // The platform's own type reflection (behind a flag in Node), on the very bytes the package ships.
   const probe = `const m = new WebAssembly.Module(require('node:fs').readFileSync(${JSON.stringify(wasm)}));
     process.stdout.write(JSON.stringify(WebAssembly.Module.exports(m).filter((e) => e.kind === 'function')));`;
-  const { stdout } = await run(process.execPath, ['--experimental-wasm-type-reflection', '-e', probe]);
-  const functions = JSON.parse(stdout);
-  assert.ok(functions.some((f) => f.name === 'summaryCoverage'), 'the reflection names the exports');
+  const functions = await new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--experimental-wasm-type-reflection', '-e', probe], (error, stdout) =>
+      error ? reject(error) : resolve(JSON.parse(stdout)),
+    );
+  });
+  const coverage = functions.find((f) => f.name === 'summaryCoverage');
+  assert.deepEqual(coverage?.type.parameters, ['externref'], 'the reflection names reference types as this test does');
   const single = functions.filter(({ type }) => type.results.length === 1 && type.results[0] === 'externref');
   assert.deepEqual(single.map((f) => f.name), []);
 });
