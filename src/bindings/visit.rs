@@ -35,7 +35,7 @@ use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpo
 use crate::core::format::{transcript, utf16_len, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
 use crate::core::js_number::js_number_to_string;
 use crate::core::latch::span_key_text;
-use crate::core::recall::partition;
+use crate::core::recall::{claim_dated, partition};
 use crate::core::shapes::{
     Claim, ClaimEntry, ClaimMetadata, Coverage, EventRecord, FoldResult, Message, Metadata, Payload, ProviderRequest,
     Source, SummaryEntry,
@@ -589,10 +589,7 @@ impl Visit {
     /// The claim entry on `candidate`'s span, with its lease ending at `ttl`.
     fn claim_entry(&self, candidate: &Candidate, held: &HeldClaim, ttl: f64) -> JsValue {
         let facts = candidate.span;
-        // Just before the oldest loaded entry: a recency window that starts
-        // at the span never loads the claim in place of one of its messages.
-        let oldest = self.recall.facts.iter().filter_map(|f| f.updated_at).fold(f64::INFINITY, f64::min);
-        let dated = if oldest.is_finite() { oldest - 1.0 } else { held.claimed_at };
+        let dated = claim_dated(&self.recall.facts, held.claimed_at);
         to_js(&ClaimEntry {
             id: &held.id,
             value: Message { role: "system", content: "" },
