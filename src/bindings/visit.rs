@@ -412,7 +412,7 @@ impl Visit {
         // 9. A summary that does not make recall smaller is refused, and its
         // span latched: the same span gives the same answer.
         let summary_chars = candidate.label_chars() + text.length() as usize;
-        if summary_chars >= candidate.span.chars {
+        if !candidate.made_smaller_by(summary_chars) {
             if let Some(flight) = &flight {
                 latches::insert(&self.stage, flight.key());
             }
@@ -426,7 +426,7 @@ impl Visit {
         // length, so the summary stays smaller than what it replaces.
         let now = self.clock(js_sys::Date::now).unwrap_or_else(|_| clock_before_call.unwrap_or_else(js_sys::Date::now));
         let mut audit = details::audit(self.span_texts.iter().map(String::as_str), &String::from(&text));
-        let room = candidate.span.chars - summary_chars - 1;
+        let room = candidate.room_after(summary_chars);
         let pinned = self.settings.core.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
         let content = self.label(&candidate).concat(&text).concat(&JsValue::from_str(&pinned));
         let summary_tokens = match self.summary_tokens(&content) {

@@ -193,6 +193,18 @@ impl Candidate {
         self.label_chars >= self.span.chars
     }
 
+    /// SPEC §4 step 9: whether a summary of `summary_chars` UTF-16 units,
+    /// label included, makes recall smaller; one that does not is refused.
+    pub fn made_smaller_by(&self, summary_chars: usize) -> bool {
+        summary_chars < self.span.chars
+    }
+
+    /// How long a line may be added after a summary of `summary_chars` while
+    /// the summary stays smaller than its span (`keepDetails`).
+    pub fn room_after(&self, summary_chars: usize) -> usize {
+        self.span.chars.saturating_sub(summary_chars + 1)
+    }
+
     /// The raw span's chars: the new text a fold takes out of recall.
     fn new_chars(&self) -> usize {
         self.span.chars.saturating_sub(self.rolled_chars)
@@ -454,6 +466,17 @@ mod tests {
             Plan::Consider(candidate) => candidate,
             Plan::Settle(settled) => panic!("expected a fold to be considered, got {settled:?}"),
         }
+    }
+
+    #[test]
+    fn a_summary_passes_only_below_its_span_and_a_pinned_line_stays_below_too() {
+        // 10 turns of 2 entries of 100 chars; the newest 4 stay: 16 entries fold.
+        let candidate = consider(&config(20, 4), &conversation(10, 2, 100));
+        assert_eq!(candidate.span.chars, 1_600);
+        assert!(candidate.made_smaller_by(1_599));
+        assert!(!candidate.made_smaller_by(1_600), "the same length is not smaller");
+        assert_eq!(candidate.room_after(1_500), 99, "a line of 99 leaves the summary at 1,599");
+        assert_eq!(candidate.room_after(1_599), 0);
     }
 
     #[test]
