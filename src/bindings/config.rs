@@ -1,7 +1,7 @@
 //! A stage's config (SPEC §3), read by one function, [`Settings::read`]: at
 //! build, where every refusal is thrown by `summarize(config)` at once, and
-//! by each visit, from the copy the build checked. The rules and the words
-//! are the core's.
+//! by each visit, from the copy the build checked. The numeric rules and
+//! the refusals' words are the core's.
 
 use js_sys::{Function, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
