@@ -46,7 +46,9 @@ export async function startPlayground({ api, notify, clearNotice }) {
 
   // `stepping`: a fold is in flight (an endpoint can take seconds), so nothing
   // else may touch the simulation until it lands. `running`: Run to end loops.
-  const state = { turns: [], simulation: null, stepping: false, running: false, stopRequested: false };
+  // `replay` counts restarts: a simulation built for settings that changed
+  // while it was being built (its tokenizer is imported then) is not used.
+  const state = { turns: [], simulation: null, replay: 0, stepping: false, running: false, stopRequested: false };
 
   // ---- conversation -------------------------------------------------------
 
@@ -213,7 +215,12 @@ export async function startPlayground({ api, notify, clearNotice }) {
     updateButtons();
     try {
       // Built on the first step: a real tokenizer is imported then.
-      state.simulation ??= await createSimulation();
+      if (!state.simulation) {
+        const replay = state.replay;
+        const built = await createSimulation();
+        if (replay !== state.replay) return false;
+        state.simulation = built;
+      }
       const simulation = state.simulation;
       if (!simulation || simulation.finished) return false;
       const snapshot = await simulation.step();
@@ -246,6 +253,7 @@ export async function startPlayground({ api, notify, clearNotice }) {
 
   function resetReplay() {
     state.simulation = null;
+    state.replay += 1;
     setRunSummary('Nothing played yet.');
     views.eventLog.replaceChildren();
     views.eventLogEmpty.hidden = false;
