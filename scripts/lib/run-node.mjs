@@ -9,10 +9,14 @@ import { fileURLToPath } from 'node:url';
 
 const DEMO_CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../demo/cli.mjs');
 
-/** Never rejects on a non-zero exit: `{ code, signal, stdout, stderr }` for the caller to judge. */
-export function runNode(script, args, { env = process.env } = {}) {
+/**
+ * Never rejects on a non-zero exit: `{ code, signal, stdout, stderr }` for
+ * the caller to judge. `node` is this process's Node unless named, and
+ * `nodeArgs` go before the script; past `timeout` ms the child is killed.
+ */
+export function runNode(script, args, { env = process.env, node = process.execPath, nodeArgs = [], timeout } = {}) {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [...nodeArgs, script, ...args], { env, timeout, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));

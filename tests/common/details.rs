@@ -47,14 +47,21 @@ async fn a_summary_that_keeps_every_detail_records_none_and_a_rolled_summarys_de
     // The next fold rolls that summary in: its details are the span's too,
     // and this summary ("Order #4411 costs $42.50.") keeps them; the new
     // message's tracking id is dropped.
-    let recall: Array = get(&result, "recall").unchecked_into();
-    recall.push(&eval("({ id: 'd', value: { role: 'user', content: 'Tracking ZX-4471 is live.' + ' y'.repeat(400) }, source: { turn: 4 } })"));
-    recall.push(&eval("({ id: 'e', value: { role: 'user', content: 'thanks' }, source: { turn: 5 } })"));
-    let rolled = f.fold(&recall, &identity).await;
+    let rolled = f.fold(&with_next_turns(&result), &identity).await;
     let evidence = first_evidence(&rolled);
     assert_eq!(evidence["rolledSummaries"], 1, "{evidence}");
     assert_eq!(evidence["detailsFound"], 3, "{evidence}");
     assert_eq!(evidence["droppedDetails"], json!(["ZX-4471"]));
+}
+
+/// A fold's recall with two later turns: turn 4 brings a new detail
+/// (`ZX-4471`) and a long tail, turn 5 a short message, so the next fold
+/// rolls the summary in.
+fn with_next_turns(folded: &JsValue) -> Array {
+    let recall: Array = get(folded, "recall").unchecked_into();
+    recall.push(&eval("({ id: 'd', value: { role: 'user', content: 'Tracking ZX-4471 is live.' + ' y'.repeat(400) }, source: { turn: 4 } })"));
+    recall.push(&eval("({ id: 'e', value: { role: 'user', content: 'thanks' }, source: { turn: 5 } })"));
+    recall
 }
 
 /// A span with five details, of which `REPLY` keeps two.
@@ -159,10 +166,7 @@ async fn a_rolled_summarys_pinned_details_stay_pinned_while_the_bound_holds() {
     assert_eq!(first_evidence(&first)["detailsPinned"], 4);
     assert_eq!(first_evidence(&first)["droppedDetails"], json!(["CS-20931"]), "the oldest is let go");
 
-    let recall: Array = get(&first, "recall").unchecked_into();
-    recall.push(&eval("({ id: 'd', value: { role: 'user', content: 'Tracking ZX-4471 is live.' + ' y'.repeat(400) }, source: { turn: 4 } })"));
-    recall.push(&eval("({ id: 'e', value: { role: 'user', content: 'thanks' }, source: { turn: 5 } })"));
-    let rolled = f.fold(&recall, &identity).await;
+    let rolled = f.fold(&with_next_turns(&first), &identity).await;
     let evidence = first_evidence(&rolled);
     assert_eq!(evidence["rolledSummaries"], 1, "{evidence}");
     assert_eq!(evidence["detailsFound"], 5, "the rolled summary's four pins and the new id: {evidence}");

@@ -18,6 +18,7 @@ import webpack from 'webpack';
 import { rollup } from 'rollup';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { repoRoot, scratchProject } from './lib/scratch.mjs';
+import { bun, deno, pinnedNodes } from './lib/runtimes.mjs';
 import { serveDirectory } from './lib/static-server.mjs';
 import { assertConsumerScenario, publicExports } from './lib/consumer-checks.mjs';
 
@@ -215,17 +216,11 @@ process.stdout.write(JSON.stringify({
   return consumer;
 }
 
-/**
- * The runtimes scripts/runtimes/package.json installs (bootstrap.sh does):
- * each runs the same ES module consumer on the same installed tarball.
- */
-const runtimesDir = join(repoRoot, 'scripts/runtimes/node_modules');
+/** The runtimes beside the test runner's Node: each runs the same ES module consumer on the same installed tarball. */
 const otherRuntimes = [
-  { name: 'Node 22', command: join(runtimesDir, 'node22/bin/node'), args: [] },
-  { name: 'Node 24', command: join(runtimesDir, 'node24/bin/node'), args: [] },
-  { name: 'Node 26', command: join(runtimesDir, 'node26/bin/node'), args: [] },
-  { name: 'Deno', command: join(runtimesDir, '.bin/deno'), args: ['run', '--allow-read', '--allow-env'] },
-  { name: 'Bun', command: join(runtimesDir, '.bin/bun'), args: ['run'] },
+  ...pinnedNodes.map((node) => ({ ...node, args: [] })),
+  { ...deno, args: ['run', '--allow-read', '--allow-env'] },
+  { ...bun, args: ['run'] },
 ];
 
 describe('other runtimes, from the same tarball', { timeout: 180_000 }, () => {
