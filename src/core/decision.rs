@@ -8,7 +8,7 @@ use super::events::{
     self, Caller, ClaimState, Event, Evidence, FoldReport, InvalidSpot, SpanFacts, TokenReport, Usage, WriteBack,
 };
 use super::format::{claim_entry_id, summary_entry_id};
-use super::recall::{seam, seam_by_tokens, to_turn, EntryFacts, Partition};
+use super::recall::{seam, seam_by_tokens, to_turn, turn_start, EntryFacts, Partition};
 
 /// What a fold's summary came to, as its event reports it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -122,10 +122,8 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     // The entries a summary stands for at the front of the load, and what the
     // next turn may push out of a recency window: as many as the newest turn holds.
     let leading_covered = part.excluded.iter().enumerate().take_while(|&(at, &index)| at == index).count();
-    let newest_turn = part.raw.last().map_or(1, |&last| match facts[last].turn {
-        Some(turn) => part.raw.iter().rev().take_while(|&&i| facts[i].turn == Some(turn)).count(),
-        None => 1,
-    });
+    let raw_len = part.raw.len();
+    let newest_turn = if raw_len == 0 { 1 } else { raw_len - turn_start(facts, &part.raw, raw_len) };
     let slack = leading_covered >= newest_turn;
     let tokens = config.tokens.map(|_| TokenTotals {
         before: facts.iter().map(|f| f.tokens).sum(),

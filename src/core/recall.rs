@@ -106,36 +106,36 @@ pub fn to_turn(fact: &EntryFacts) -> f64 {
     fact.summary.as_ref().map_or(0.0, |s| s.to_turn)
 }
 
+/// Where, in `raw`, the turn of the entry just before `end` starts (`end`
+/// is at least 1): a turn's entries are neighbours, and an entry without a
+/// turn is a turn of its own.
+pub fn turn_start(facts: &[EntryFacts], raw: &[usize], end: usize) -> usize {
+    match facts[raw[end - 1]].turn {
+        Some(turn) => raw[..end].iter().rposition(|&i| facts[i].turn != Some(turn)).map_or(0, |at| at + 1),
+        None => end - 1,
+    }
+}
+
 /// Where the verbatim tail starts in `raw`: `preserve_recent` from the end,
 /// moved left so no turn is split across the seam.
 pub fn seam(facts: &[EntryFacts], raw: &[usize], preserve_recent: usize) -> usize {
-    let mut split_at = raw.len().saturating_sub(preserve_recent);
-    if split_at == 0 {
-        return 0;
+    let split_at = raw.len().saturating_sub(preserve_recent);
+    if split_at == 0 || split_at == raw.len() {
+        return split_at;
     }
-    if let Some(boundary_turn) = raw.get(split_at).and_then(|&i| facts[i].turn) {
-        while split_at > 0 && facts[raw[split_at - 1]].turn == Some(boundary_turn) {
-            split_at -= 1;
-        }
-    }
-    split_at
+    turn_start(facts, raw, split_at + 1)
 }
 
 /// Where the verbatim tail starts in `raw` with `preserveRecentTokens`: the
 /// newest whole turns, until they hold at least `min_tokens` (no more turns
-/// than that needs). Entries without a turn are a turn each.
+/// than that needs).
 pub fn seam_by_tokens(facts: &[EntryFacts], raw: &[usize], min_tokens: f64) -> usize {
     let mut split_at = raw.len();
     let mut kept = 0.0;
     while split_at > 0 && kept < min_tokens {
-        let turn = facts[raw[split_at - 1]].turn;
-        loop {
-            split_at -= 1;
-            kept += facts[raw[split_at]].tokens;
-            if split_at == 0 || turn.is_none() || facts[raw[split_at - 1]].turn != turn {
-                break;
-            }
-        }
+        let start = turn_start(facts, raw, split_at);
+        kept += raw[start..split_at].iter().map(|&i| facts[i].tokens).sum::<f64>();
+        split_at = start;
     }
     split_at
 }
