@@ -285,7 +285,7 @@ impl Visit {
             Ok(started) => Ok((started, held)),
             Err(Unreadable(what)) => {
                 let outcome = CallOutcome::Unreadable { what };
-                end_flight(flight.clone(), &outcome);
+                self.end_flight(flight.clone(), &outcome);
                 let claim = self.give_up_or(candidate, held, || ClaimState::Silent).await;
                 Err(self.deliver(self.settle(candidate, outcome, Caller::Leader, &claim)))
             }
@@ -398,7 +398,7 @@ impl Visit {
             Ok(answer) => answer,
             Err(cause) => {
                 let outcome = self.failed(cause);
-                end_flight(flight, &outcome);
+                self.end_flight(flight, &outcome);
                 let claim = self.give_up_or(&candidate, held, || self.unclaimed(claimable)).await;
                 return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
             }
@@ -413,9 +413,6 @@ impl Visit {
         // span latched: the same span gives the same answer.
         let summary_chars = candidate.label_chars() + text.length() as usize;
         if !candidate.made_smaller_by(summary_chars) {
-            if let Some(flight) = &flight {
-                latches::insert(&self.stage, flight.key());
-            }
             let outcome = CallOutcome::NotSmaller { summary_chars, usage };
             return Ok(self.conclude(&candidate, flight, outcome, &claim));
         }
@@ -432,12 +429,8 @@ impl Visit {
         let summary_tokens = match self.summary_tokens(&content) {
             Ok(tokens) => tokens,
             Err(found) => {
-                // Latched: asking again would pay for a summary the counter refuses again.
-                if let Some(flight) = &flight {
-                    latches::insert(&self.stage, flight.key());
-                }
                 let outcome = CallOutcome::SummaryUncounted { found };
-                end_flight(flight, &outcome);
+                self.end_flight(flight, &outcome);
                 let claim = self.give_up_or(&candidate, held, || claim).await;
                 return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
             }
@@ -499,8 +492,21 @@ impl Visit {
         outcome: CallOutcome<JsValue>,
         claim: &ClaimState,
     ) -> JsValue {
-        end_flight(flight, &outcome);
+        self.end_flight(flight, &outcome);
         self.deliver(self.settle(candidate, outcome, Caller::Leader, claim))
+    }
+
+    /// Publishes the leader's outcome, so waiting runs go on, and frees the
+    /// span; a span the outcome latches is latched first. Only a span that
+    /// can be told apart has a flight, so only it is latched (§8, Isolation).
+    fn end_flight(&self, flight: Option<Rc<Flight>>, outcome: &CallOutcome<JsValue>) {
+        if let Some(flight) = flight {
+            if outcome.latches() {
+                latches::insert(&self.stage, flight.key());
+            }
+            flight.publish(outcome.clone());
+            flight.finish();
+        }
     }
 
     fn settle(
@@ -769,14 +775,6 @@ impl Visit {
             added_ids: event.added.as_slice(),
             score_evidence: &event.evidence,
         })
-    }
-}
-
-/// Publishes the leader's outcome, so waiting runs go on, and frees the span.
-fn end_flight(flight: Option<Rc<Flight>>, outcome: &CallOutcome<JsValue>) {
-    if let Some(flight) = flight {
-        flight.publish(outcome.clone());
-        flight.finish();
     }
 }
 

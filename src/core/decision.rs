@@ -188,7 +188,7 @@ impl Candidate {
 
     /// SPEC §8: when even an empty summary could not make recall smaller.
     pub fn cannot_pass(&self) -> bool {
-        self.label_chars >= self.span.chars
+        !self.made_smaller_by(self.label_chars)
     }
 
     /// SPEC §4 step 9: whether a summary of `summary_chars` UTF-16 units,
@@ -274,12 +274,12 @@ impl Candidate {
 
     /// The span could not be read again to `what` (write the transcript,
     /// gather the messages): declined before any call.
-    pub fn unreadable(&self, what: &str, claim: &ClaimState) -> Settled {
+    fn unreadable(&self, what: &str, claim: &ClaimState) -> Settled {
         self.decline(events::unreadable_span(self.span, what, claim))
     }
 
     /// `countTokens` gave no count for the new summary: it is not used.
-    pub fn invalid_summary_tokens(&self, found: &str, caller: Caller, claim: &ClaimState) -> Settled {
+    fn invalid_summary_tokens(&self, found: &str, caller: Caller, claim: &ClaimState) -> Settled {
         self.decline(events::invalid_summary_tokens(self.span, found, caller, claim))
     }
 
@@ -367,6 +367,13 @@ pub enum CallOutcome<Entry> {
 }
 
 impl<Entry> CallOutcome<Entry> {
+    /// SPEC §4 step 9: whether the run's stage latches the span, so it is
+    /// not asked for again: the same span gives the same answer, refused
+    /// as not smaller, or one the counter cannot count.
+    pub fn latches(&self) -> bool {
+        matches!(self, CallOutcome::NotSmaller { .. } | CallOutcome::SummaryUncounted { .. })
+    }
+
     /// SPEC §7: whether the stage's one warning may say this (a caller's
     /// function or entries broke; a failed summarizer or store has its own).
     pub fn warns(&self) -> bool {
