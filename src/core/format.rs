@@ -74,20 +74,15 @@ impl NumberedText {
 
     /// The text with `numbers` written in; numbers beyond the pieces are ignored.
     pub fn render(&self, numbers: &[f64]) -> String {
-        render_numbered(&self.pieces, numbers)
-    }
-}
-
-/// Pieces with `numbers` written in between (`NumberedText::render`).
-fn render_numbered(pieces: &[impl AsRef<str>], numbers: &[f64]) -> String {
-    let mut text = String::new();
-    for (k, piece) in pieces.iter().enumerate() {
-        if let Some(&number) = k.checked_sub(1).and_then(|at| numbers.get(at)) {
-            push_js_number(&mut text, number);
+        let mut text = String::new();
+        for (k, piece) in self.pieces.iter().enumerate() {
+            if let Some(&number) = k.checked_sub(1).and_then(|at| numbers.get(at)) {
+                push_js_number(&mut text, number);
+            }
+            text.push_str(piece);
         }
-        text.push_str(piece.as_ref());
+        text
     }
-    text
 }
 
 /// A summary's id.
@@ -101,12 +96,10 @@ pub fn summary_entry_id_of(from_turn: &str, to_turn: &str) -> String {
     format!("{SUMMARY_ID_PREFIX}{from_turn}-{to_turn}")
 }
 
-const CLAIM_ID_PIECES: [&str; 3] = ["msg-summary-claim-", "-", ""];
-
 /// The id of the claim a fleet's leader writes before paying for a span
 /// (`claims: true`): every process computes the same one for the same span.
 pub fn claim_entry_id(from_turn: f64, to_turn: f64) -> String {
-    render_numbered(&CLAIM_ID_PIECES, &[from_turn, to_turn])
+    format!("{SUMMARY_ID_PREFIX}claim-{}-{}", js_number_to_string(from_turn), js_number_to_string(to_turn))
 }
 
 /// The authored label written before the summary text (byte-exact: other
