@@ -10,9 +10,9 @@ use wasm_bindgen::JsCast;
 use super::call;
 use super::js::{self, cause_of, describe, plain_copy, Callee};
 use crate::core::config::{
-    claim_lease_option, count_option, keep_details_option, max_summaries_option, timeout_option, token_options,
-    trigger_chars_option, ttl_option, ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS,
-    KNOWN_KEYS, SUMMARIZE_CALL,
+    claim_lease_option, count_option, keep_details_field, keep_details_fields, keep_details_option,
+    max_summaries_option, timeout_option, token_options, trigger_chars_option, ttl_option, ConfigError, ErrorClass,
+    Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 use crate::core::details::PinBounds;
 use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
@@ -31,7 +31,7 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
     if !option(&copy, Key::KeepDetails).is_undefined() {
         let checked = settings.core.keep_details.map_or(JsValue::FALSE, |bounds| {
             let own = Object::new();
-            for (key, value) in KEEP_DETAILS_KEYS.iter().zip([bounds.max_details, bounds.max_chars]) {
+            for (key, value) in keep_details_fields(bounds) {
                 let _ = Reflect::set(&own, &JsValue::from_str(key), &JsValue::from_f64(value as f64));
             }
             own.into()
@@ -192,11 +192,11 @@ fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
             return Err(refusal(&format!("an object with `{name}`")));
         }
     }
-    let field = |key: &str| {
+    keep_details_option(|key| {
         let value = Reflect::get(&fields, &JsValue::from_str(key)).unwrap_or_default();
-        number(SUMMARIZE_CALL, &value, &format!("{}.{key}", Key::KeepDetails.name()))
-    };
-    keep_details_option(field(KEEP_DETAILS_KEYS[0])?, field(KEEP_DETAILS_KEYS[1])?).map(Some)
+        number(SUMMARIZE_CALL, &value, &keep_details_field(key))
+    })
+    .map(Some)
 }
 
 /// How a refusal names an object whose reading threw.

@@ -334,19 +334,33 @@ Fix: remove one of them.",
     Ok(counts.then_some(TokenOptions { trigger_min, preserve_recent }))
 }
 
-/// `keepDetails: { maxDetails, maxChars }`'s keys.
-pub const KEEP_DETAILS_KEYS: [&str; 2] = ["maxDetails", "maxChars"];
+const MAX_DETAILS: &str = "maxDetails";
+const MAX_CHARS: &str = "maxChars";
 
-/// `keepDetails`'s bounds from the object form's fields (absent ones take
-/// the defaults); each a non-negative integer.
-pub fn keep_details_option(max_details: Option<f64>, max_chars: Option<f64>) -> Result<PinBounds, ConfigError> {
-    let bound = |key: &str, value: Option<f64>, default: usize| {
-        value.map_or(Ok(default), |n| count_option(SUMMARIZE_CALL, &format!("keepDetails.{key}"), n, default))
+/// `keepDetails: { maxDetails, maxChars }`'s keys: the only ones it takes.
+pub const KEEP_DETAILS_KEYS: [&str; 2] = [MAX_DETAILS, MAX_CHARS];
+
+/// How a refusal names a field of the object form: `keepDetails.maxChars`.
+pub fn keep_details_field(key: &str) -> String {
+    format!("{}.{key}", Key::KeepDetails.name())
+}
+
+/// `keepDetails`'s bounds from the object form, each field as `read` finds
+/// it under its key (absent ones take the defaults); each a non-negative
+/// integer.
+pub fn keep_details_option(read: impl Fn(&str) -> Result<Option<f64>, ConfigError>) -> Result<PinBounds, ConfigError> {
+    let bound = |key: &str, default: usize| {
+        read(key)?.map_or(Ok(default), |n| count_option(SUMMARIZE_CALL, &keep_details_field(key), n, default))
     };
     Ok(PinBounds {
-        max_details: bound(KEEP_DETAILS_KEYS[0], max_details, PinBounds::DEFAULT.max_details)?,
-        max_chars: bound(KEEP_DETAILS_KEYS[1], max_chars, PinBounds::DEFAULT.max_chars)?,
+        max_details: bound(MAX_DETAILS, PinBounds::DEFAULT.max_details)?,
+        max_chars: bound(MAX_CHARS, PinBounds::DEFAULT.max_chars)?,
     })
+}
+
+/// The checked bounds, each under the key the object form takes it by.
+pub fn keep_details_fields(bounds: PinBounds) -> [(&'static str, usize); 2] {
+    [(MAX_DETAILS, bounds.max_details), (MAX_CHARS, bounds.max_chars)]
 }
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
