@@ -54,8 +54,8 @@ pub struct Coverage<'a, V> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<&'a str>,
     pub summarized_at_ms: f64,
-    /// The first details of the span the summary dropped (`core::details`);
-    /// left out when it dropped none.
+    /// The first details of the span the summary entry holds nowhere, in its
+    /// text or its `keepDetails` line (`core::details`); left out when none.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub dropped_details: &'a [String],
 }
