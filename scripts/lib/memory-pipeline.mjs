@@ -152,9 +152,15 @@ function contentChars(entry) {
   return contentText(entry).length;
 }
 
+/** An entry's tokens by `countTokens`: none for a content that is empty or no string, as the stage counts. */
+function entryTokens(entry, countTokens) {
+  const text = contentText(entry);
+  return text === '' ? 0 : countTokens(text);
+}
+
 /** Tokens of the entries' string contents, by `countTokens` (`(text) => number`). */
 export function contentTokens(entries, countTokens) {
-  return Array.from(entries).reduce((sum, entry) => sum + (typeof entry?.value?.content === 'string' ? countTokens(entry.value.content) : 0), 0);
+  return Array.from(entries).reduce((sum, entry) => sum + entryTokens(entry, countTokens), 0);
 }
 
 /** Throws unless `entry` is an object with a string id, what every store's `method` needs. */
@@ -192,7 +198,7 @@ export function isClaimEntry(entry) {
  * (agentfootprint's `TokenCounter`, `(text) => number`) its tokens.
  */
 export function pickWithinBudget(entries, budget, countTokens) {
-  const size = countTokens ? (entry) => countTokens(contentText(entry)) : contentChars;
+  const size = countTokens ? (entry) => entryTokens(entry, countTokens) : contentChars;
   const all = Array.from(entries);
   const summaries = all.filter(isSummaryEntry);
   const raw = all.filter((entry) => !isSummaryEntry(entry));
