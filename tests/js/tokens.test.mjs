@@ -141,9 +141,14 @@ test('in a footprintjs pipeline, one counter budgets the stage and the picker al
 test('functions from another realm (node:vm) are accepted, as the stage calls them', async () => {
   const { runInNewContext } = await import('node:vm');
   const countTokens = runInNewContext('(text) => text.length');
-  const onEvent = runInNewContext('(type, payload) => { seen.push(payload.reason); }', { seen: [] });
+  const realm = { seen: [] };
+  const onEvent = runInNewContext('(type, payload) => { seen.push(payload.reason); }', realm);
   assert.ok(!(countTokens instanceof Function), 'premise: not an instance of this realm’s Function');
   const stage = pkg.summarize({ llm: pkg.extractive(), triggerMinEntries: 2, countTokens, onEvent, preserveRecentTokens: 1 });
-  const { events } = await stage.fold(cjkConversation(), { conversationId: 'c1' });
-  assert.equal(typeof events[0].payload.scoreEvidence.recallTokensBefore, 'number');
+  const loaded = cjkConversation();
+  const { events } = await stage.fold(loaded, { conversationId: 'c1' });
+  const chars = loaded.reduce((sum, entry) => sum + entry.value.content.length, 0);
+  assert.notEqual(chars, loaded.reduce((sum, entry) => sum + Math.ceil(entry.value.content.length / 4), 0), 'premise');
+  assert.equal(events[0].payload.scoreEvidence.recallTokensBefore, chars, 'counted by the other realm’s counter');
+  assert.deepEqual(realm.seen, events.map((event) => event.payload.reason), 'the other realm’s onEvent heard every event');
 });
