@@ -287,7 +287,7 @@ impl Visit {
                 let outcome = CallOutcome::Unreadable { what };
                 self.end_flight(flight.clone(), &outcome);
                 let claim = self.give_up_or(candidate, held, || ClaimState::Silent).await;
-                Err(self.deliver(self.settle(candidate, outcome, Caller::Leader, &claim)))
+                Err(self.deliver(self.settle(candidate, outcome, leader(flight), &claim)))
             }
         }
     }
@@ -360,10 +360,11 @@ impl Visit {
     }
 
     /// What an event says of a run that made its call without a claim: once
-    /// per stage, that the store cannot take claims (`claimable`: the run's
-    /// identity names its conversation, so it would have claimed).
-    fn unclaimed(&self, claimable: bool) -> ClaimState {
-        if !claimable || self.settings.core.claim_lease_ms.is_none() || self.stage.claims_noted() {
+    /// per stage, that the store cannot take claims (a leader's identity
+    /// names its conversation, so it would have claimed; a run alone never
+    /// claims).
+    fn unclaimed(&self, caller: Caller) -> ClaimState {
+        if caller != Caller::Leader || self.settings.core.claim_lease_ms.is_none() || self.stage.claims_noted() {
             return ClaimState::Silent;
         }
         self.stage.set_claims_noted(true);
@@ -379,7 +380,7 @@ impl Visit {
         clock_before_call: Option<f64>,
         first: First,
     ) -> Result<JsValue, JsValue> {
-        let claimable = flight.is_some();
+        let caller = leader(&flight);
         let (started, held) = match first {
             First::Call(started) => (started, None),
             First::Claim { lease_ms } => {
@@ -399,15 +400,15 @@ impl Visit {
             Err(cause) => {
                 let outcome = self.failed(cause);
                 self.end_flight(flight, &outcome);
-                let claim = self.give_up_or(&candidate, held, || self.unclaimed(claimable)).await;
-                return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
+                let claim = self.give_up_or(&candidate, held, || self.unclaimed(caller)).await;
+                return Ok(self.deliver(self.settle(&candidate, outcome, caller, &claim)));
             }
         };
         // Kept through a refusal: the same span gives the same answer, so
         // the claim spares the fleet that call until its lease ends.
         let claim = match &held {
             Some(held) => ClaimState::Held(held.id.clone()),
-            None => self.unclaimed(claimable),
+            None => self.unclaimed(caller),
         };
         // 9. A summary that does not make recall smaller is refused, and its
         // span latched: the same span gives the same answer.
@@ -432,7 +433,7 @@ impl Visit {
                 let outcome = CallOutcome::SummaryUncounted { found };
                 self.end_flight(flight, &outcome);
                 let claim = self.give_up_or(&candidate, held, || claim).await;
-                return Ok(self.deliver(self.settle(&candidate, outcome, Caller::Leader, &claim)));
+                return Ok(self.deliver(self.settle(&candidate, outcome, caller, &claim)));
             }
         };
         let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), summary_tokens, usage, audit };
@@ -461,7 +462,7 @@ impl Visit {
             }
         };
         let outcome = CallOutcome::Folded { entry, fold, write_back };
-        let outcome = self.settle(&candidate, outcome, Caller::Leader, &claim);
+        let outcome = self.settle(&candidate, outcome, caller, &claim);
         Ok(self.deliver(outcome))
     }
 
@@ -492,8 +493,9 @@ impl Visit {
         outcome: CallOutcome<JsValue>,
         claim: &ClaimState,
     ) -> JsValue {
+        let caller = leader(&flight);
         self.end_flight(flight, &outcome);
-        self.deliver(self.settle(candidate, outcome, Caller::Leader, claim))
+        self.deliver(self.settle(candidate, outcome, caller, claim))
     }
 
     /// Publishes the leader's outcome, so waiting runs go on, and frees the
@@ -775,6 +777,16 @@ impl Visit {
             added_ids: event.added.as_slice(),
             score_evidence: &event.evidence,
         })
+    }
+}
+
+/// The run that makes the call: a leader other runs can join when its span
+/// can be told apart (it has a flight), alone otherwise (§8, Isolation).
+fn leader(flight: &Option<Rc<Flight>>) -> Caller {
+    if flight.is_some() {
+        Caller::Leader
+    } else {
+        Caller::Alone
     }
 }
 

@@ -361,13 +361,31 @@ impl fmt::Display for Span {
 /// Whether a shared result was computed by this run or waited for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Caller {
+    /// Made the call, for a conversation other runs can share it with.
     Leader,
+    /// Made the call for a visit whose identity names no conversation
+    /// (§8, Isolation): it shares nothing, so nothing it learns is latched.
+    Alone,
     Follower,
 }
 
+/// What a refusal says of its span when the run is [`Caller::Alone`].
+const NOT_LATCHED: &str = "not latched: the identity names no conversation (that takes a string or number \
+conversationId, with tenant and principal absent, strings or numbers), so the same span may be asked again";
+
 impl Caller {
     fn called(self) -> bool {
-        self == Caller::Leader
+        self != Caller::Follower
+    }
+
+    /// What a refusal that is latched says of its span: "latched", except
+    /// for a run alone.
+    fn latched(self) -> &'static str {
+        if self == Caller::Alone {
+            NOT_LATCHED
+        } else {
+            "latched"
+        }
     }
 
     fn coalesced(self) -> Option<bool> {
@@ -386,7 +404,7 @@ impl Caller {
 
     fn suffix(self) -> &'static str {
         match self {
-            Caller::Leader => "",
+            Caller::Leader | Caller::Alone => "",
             Caller::Follower => {
                 " (coalesced: a concurrent run over the same span made the one call; this run waited for it)"
             }
@@ -543,9 +561,13 @@ pub fn not_smaller(
     (
         format!(
             "replacement-not-smaller: the summary with its label is {summary_chars} chars and the span of {}{claim} \
-is {} chars, so folding would grow recall; the span is latched and served verbatim{}",
+is {} chars, so folding would grow recall; the span is {}{}",
             Span(span),
             span.chars,
+            match caller {
+                Caller::Alone => format!("served verbatim and {NOT_LATCHED}"),
+                _ => "latched and served verbatim".to_owned(),
+            },
             caller.suffix()
         ),
         Evidence::NotSmaller(NotSmaller {
@@ -747,14 +769,16 @@ and no write this turn. {fix}",
 
 /// An `invalid-input` decline after the call: `countTokens` gave no count
 /// for the new summary, so it is not used (nothing is written), and the
-/// span is latched: the same span would be paid for again to the same end.
+/// span is latched (but for a run alone): the same span would be paid for
+/// again to the same end.
 pub fn invalid_summary_tokens(span: SpanFacts, found: &str, caller: Caller, claim: &ClaimState) -> (String, Evidence) {
     (
         format!(
             "invalid-input: countTokens returned {found} for the summary of the span of {}{claim} (expected \
 {TOKEN_COUNT_EXPECTED}); the summary is not used: recall is served verbatim, nothing is written and the span is \
-latched{}{}. Fix the `countTokens` option",
+{}{}{}. Fix the `countTokens` option",
             Span(span),
+            caller.latched(),
             caller.suffix(),
             claim.release()
         ),
@@ -881,6 +905,32 @@ and the turn goes on{coalesced}. Cause: boom"
 verbatim{coalesced}"
             )
         );
+        let not_latched = "not latched: the identity names no conversation (that takes a string or number \
+conversationId, with tenant and principal absent, strings or numbers), so the same span may be asked again";
+        assert_eq!(
+            not_smaller(SPAN, 130, None, None, Caller::Alone, &ClaimState::Silent).0,
+            format!(
+                "replacement-not-smaller: the summary with its label is 130 chars and the span of 3 entries \
+(turns 1\u{2013}2, 120 chars) is 120 chars, so folding would grow recall; the span is served verbatim and \
+{not_latched}"
+            )
+        );
+        assert_eq!(
+            invalid_summary_tokens(SPAN, "a string (\"many\")", Caller::Leader, &ClaimState::Silent).0,
+            format!(
+                "invalid-input: countTokens returned a string (\"many\") for the summary of the span of 3 entries \
+(turns 1\u{2013}2, 120 chars) (expected {TOKEN_COUNT_EXPECTED}); the summary is not used: recall is served verbatim, \
+nothing is written and the span is latched. Fix the `countTokens` option"
+            )
+        );
+        assert_eq!(
+            invalid_summary_tokens(SPAN, "NaN", Caller::Alone, &ClaimState::Silent).0,
+            format!(
+                "invalid-input: countTokens returned NaN for the summary of the span of 3 entries (turns \
+1\u{2013}2, 120 chars) (expected {TOKEN_COUNT_EXPECTED}); the summary is not used: recall is served verbatim, \
+nothing is written and the span is {not_latched}. Fix the `countTokens` option"
+            )
+        );
         let report = |write_back, caller| FoldReport {
             span: one,
             rolled: 0,
@@ -988,7 +1038,7 @@ call this turn"
     }
 
     #[test]
-    fn only_the_leading_run_reports_usage() {
+    fn only_the_run_that_called_reports_usage() {
         let usage = Some(Usage { input: Some(10.0), output: Some(2.0) });
         let Evidence::NotSmaller(leader) =
             not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader, &ClaimState::Silent).1
@@ -996,6 +1046,12 @@ call this turn"
             panic!()
         };
         assert_eq!(leader.usage, usage);
+        let Evidence::NotSmaller(alone) =
+            not_smaller(SPAN, 500, None, usage.clone(), Caller::Alone, &ClaimState::Silent).1
+        else {
+            panic!()
+        };
+        assert_eq!((alone.usage, alone.summarizer_called, alone.coalesced), (usage.clone(), true, None));
         let Evidence::NotSmaller(follower) =
             not_smaller(SPAN, 500, None, usage, Caller::Follower, &ClaimState::Silent).1
         else {

@@ -54,16 +54,26 @@ async fn the_same_conversation_still_shares_one_call() {
     assert_eq!(second["events"][0]["payload"]["scoreEvidence"]["coalesced"], true);
 }
 
+/// ...and their events say so, and why, where a conversation's say its
+/// span is latched.
 #[wasm_bindgen_test]
 async fn refusals_without_a_conversation_id_are_not_latched() {
     let f = Fixture::new(json!({ "reply": { "text": "y".repeat(5000) } }), small_config());
     let loaded: JsValue = conversation(6, 2, 100, "c1").into();
+    let mut reasons = Vec::new();
     for identity in ["undefined", "({})", "({ sessionId: 's' })", "({ conversationId: 'c1' })"] {
         for _ in 0..2 {
-            f.fold(&loaded, &eval(identity)).await;
+            reasons.push(reason(&first_payload(&f.fold(&loaded, &eval(identity)).await)).to_owned());
         }
     }
     assert_eq!(f.call_count(), 2 + 2 + 2 + 1, "only a conversation's own refusal silences its span");
+    for refused in &reasons[..6] {
+        assert!(refused.contains("replacement-not-smaller"), "{refused}");
+        assert!(refused.contains("not latched: the identity names no conversation"), "{refused}");
+        assert!(refused.ends_with("so the same span may be asked again"), "{refused}");
+    }
+    assert!(reasons[6].ends_with("the span is latched and served verbatim"), "{}", reasons[6]);
+    assert!(reasons[7].contains("not re-asked"), "{}", reasons[7]);
 }
 
 #[wasm_bindgen_test]
