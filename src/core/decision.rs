@@ -69,7 +69,7 @@ pub struct Candidate {
     /// beside its summary, when the stage counts tokens.
     tokens: Option<TokenTotals>,
     /// A recency window can take one more turn as large as the newest
-    /// before it drops anything but entries a summary stands for (`defer`).
+    /// before it drops anything but entries recall leaves out (`defer`).
     slack: bool,
 }
 
@@ -119,12 +119,14 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     let entries = rolled + split_at;
     let label_chars = config.label_chars(&[from_turn, to_turn_value, entries as f64]);
     let sum_tokens = |indices: &[usize]| indices.iter().map(|&i| facts[i].tokens).sum::<f64>();
-    // The entries a summary stands for at the front of the load, and what the
-    // next turn may push out of a recency window: as many as the newest turn holds.
-    let leading_covered = part.excluded.iter().enumerate().take_while(|&(at, &index)| at == index).count();
+    // The entries at the front of the load that recall leaves out (a summary
+    // stands for them, or they are the fleet's claims, dated first), and what
+    // the next turn may push out of a recency window: as many as the newest
+    // turn holds.
+    let leading_left_out = part.summaries.iter().chain(&part.raw).min().map_or(facts.len(), |&oldest_kept| oldest_kept);
     let raw_len = part.raw.len();
     let newest_turn = if raw_len == 0 { 1 } else { raw_len - turn_start(facts, &part.raw, raw_len) };
-    let slack = leading_covered >= newest_turn;
+    let slack = leading_left_out >= newest_turn;
     let tokens = config.tokens.map(|_| TokenTotals {
         before: facts.iter().map(|f| f.tokens).sum(),
         span: sum_tokens(rolled_indices) + sum_tokens(span_indices),
@@ -213,7 +215,8 @@ impl Candidate {
     /// rewrite the earlier summary as well, so a small span is deferred
     /// (never latched: it grows as turns leave the tail), but only while the
     /// oldest loaded entries, at least as many as the newest turn holds, are
-    /// ones a summary already stands for: a recency window drops its oldest
+    /// ones recall leaves out (a summary already stands for them, or they are
+    /// the fleet's claims, which are dated first): a recency window drops its oldest
     /// entries first, one turn's worth at a time, and waiting must never let
     /// the summary, or a turn no summary holds, fall out of recall. Off by
     /// default: the original folds such spans, and it must not change a fold

@@ -123,6 +123,18 @@ async fn under_max_summaries_a_small_fold_waits_only_while_covered_entries_leave
     let short_slack = Fixture::new(json!({}), config.clone());
     short_slack.fold(&array_of(&one_covered), &identity).await;
     assert_eq!(short_slack.call_count(), 1, "one covered entry is not room for a turn of two");
+    // A fleet claim, dated before the oldest entry, is loaded first and left
+    // out of recall like a covered entry: with it, there is room again.
+    let claim = eval(
+        "({ id: 'msg-summary-claim-1-1', value: { role: 'system', content: '' }, metadata: { summaryClaim: \
+{ fromTurn: 1, toTurn: 1, entryCount: 2, claimedAtMs: 5000, leaseMs: 30000 } } })",
+    );
+    let mut claim_first = vec![claim];
+    claim_first.extend_from_slice(&one_covered);
+    let claim_slack = Fixture::new(json!({}), config.clone());
+    let waited = claim_slack.fold(&array_of(&claim_first), &identity).await;
+    assert_eq!(claim_slack.call_count(), 0, "a claim and a covered entry are room for a turn of two");
+    assert_eq!(first_payload(&waited)["scoreEvidence"]["deferred"], true);
     // Once the summary is the oldest entry loaded, the next load may drop
     // it: the fold is made now, rolling it in.
     let mut without_slack = vec![stored];
