@@ -15,11 +15,11 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 
 # Optimizes a wasm-bindgen output in place, as the package is (further
 # wasm-opt flags after the file). binaryen from npm: Debian's 108 breaks the
-# externref table wasm-bindgen emits. -Oz runs after rustc's opt-level 2
-# (Cargo.toml says why both). Rust enables these Wasm features by default;
+# externref table wasm-bindgen emits. -Oz runs after rustc's opt-level "z"
+# (Cargo.toml says why). Rust enables these Wasm features by default;
 # binaryen must be told. The producers and target-features sections are read
 # by no runtime. --converge repeats the passes while they still shrink the
-# module: 269 gzipped bytes (76,502 → 76,233) for a few seconds of build.
+# module, for a few seconds of build.
 optimize_wasm() {
   local wasm="$1"
   shift
