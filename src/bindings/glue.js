@@ -43,12 +43,13 @@ export function plainCopy(value) {
 
 /**
  * What a failure says, as the original writes it: an Error's message, and
- * `String(value)` for anything else (`Promise.reject(404)` → `404`).
+ * `String(value)` for anything else (`Promise.reject(404)` → `404`). Always
+ * a string, which Rust receives as one: an SDK's error may carry a number
+ * or an object as its `message` (`error.message = 429`).
  */
 export function causeOf(error) {
   try {
-    if (error instanceof Error) return error.message || error.name;
-    return String(error);
+    return String(error instanceof Error ? error.message || error.name : error);
   } catch {
     return describe(error);
   }

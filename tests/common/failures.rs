@@ -116,6 +116,36 @@ async fn a_non_error_rejection_is_named_as_string_names_it() {
     assert!(warning.contains("the store refused it") && warning.contains("404"), "{warning}");
 }
 
+/// An SDK's error may carry a number or an object where a message's text
+/// belongs. It is that visit's failure, named as `String` names it, and
+/// another conversation's visit in flight meanwhile folds as it would alone.
+#[wasm_bindgen_test]
+async fn an_error_whose_message_or_name_is_not_a_string_is_one_visits_failure() {
+    for (error, cause) in [
+        (json!({ "message": 429 }), "Cause: 429"),
+        (json!({ "message": "", "name": 500 }), "Cause: 500"),
+        (json!({ "message": { "code": "rate_limited" } }), "Cause: [object Object]"),
+    ] {
+        let failing = Fixture::new(json!({ "reply": { "rejectError": error } }), small_config());
+        let other = Fixture::new(json!({ "reply": { "gate": true, "text": "other summary" } }), small_config());
+        let in_flight = other.start_fold(&conversation(6, 2, 100, "A"), &js(&json!({ "conversationId": "A" })));
+        failing.h.capture_warnings();
+        let failed = failing.fold(&conversation(6, 2, 100, "B"), &js(&json!({ "conversationId": "B" }))).await;
+        failing.h.restore_warnings();
+        let payload = first_payload(&failed);
+        assert!(reason(&payload).starts_with("summarizer-failed"), "{payload}");
+        assert!(reason(&payload).ends_with(cause), "{payload}");
+        other.h.release();
+        let folded = JsFuture::from(in_flight).await.expect("the other conversation's visit resolves");
+        assert_eq!(parse(&ids(&get(&folded, "recall")))[0], "msg-summary-1-4");
+    }
+    let g = Fixture::new(json!({ "store": "rejectStatusError" }), small_config());
+    g.h.capture_warnings();
+    g.run(&g.scope(&conversation(6, 2, 100, "c1"))).await;
+    g.h.restore_warnings();
+    assert!(reason(&g.only_event()).contains("write-back FAILED (503)"), "{}", g.only_event());
+}
+
 #[wasm_bindgen_test]
 async fn a_store_that_never_answers_holds_no_run_but_the_one_that_called() {
     let f = Fixture::new(json!({ "store": "hang", "reply": { "gate": true, "text": "shared" } }), small_config());

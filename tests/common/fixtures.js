@@ -148,6 +148,8 @@ export class Harness {
     if (reply.throw !== undefined) throw new Error(reply.throw);
     if (reply.reject !== undefined) return Promise.reject(new Error(reply.reject));
     if ('rejectValue' in reply) return Promise.reject(reply.rejectValue);
+    // An SDK's error whose fields are not strings (`error.message = 429`).
+    if (reply.rejectError !== undefined) return Promise.reject(Object.assign(new Error(), reply.rejectError));
     if (reply.hang) return new Promise(() => {});
     if (reply.gate) return new Promise((resolve) => this.releases.push(() => resolve(this.wrap(reply.text))));
     if (reply.lateText !== undefined) {
@@ -216,6 +218,7 @@ export class Harness {
           if (storeMode === 'reject') return Promise.reject(new Error('disk full'));
           if (storeMode === 'ownThen') return withThrowingThen(Promise.resolve());
           if (storeMode === 'reject404') return Promise.reject(404);
+          if (storeMode === 'rejectStatusError') return Promise.reject(Object.assign(new Error(), { message: 503 }));
           if (storeMode === 'hang') return new Promise(() => {});
           this.rows[entry.id] = entry;
           return Promise.resolve();
