@@ -49,8 +49,13 @@ function instanceFactory(glueModule) {
 export function createInstance() {
 ${body}
 function retire() {
-  const exports = wasm;
-  wasm = new Proxy(exports, { get: (target, key) => (typeof target[key] === 'function' ? () => {} : target[key]) });
+  // What is left of the failed instance (a promise's callback, a timer, a
+  // finalizer) may still call into it: each export now does nothing and
+  // answers zeros, which every generated wrapper reads as "returned nothing,
+  // threw nothing". (A Proxy cannot stand in: the exports object is frozen,
+  // so a Proxy's get must return the real functions.)
+  const nothing = Object.freeze([0, 0, 0, 0]);
+  wasm = Object.fromEntries(Object.entries(wasm).map(([name, value]) => [name, typeof value === 'function' ? () => nothing : value]));
 }
 return { ${names.join(', ')}, initSync, retire };
 }
