@@ -139,16 +139,37 @@ export function makeStage(handle) {
 /** The reject functions of visits still in flight. */
 const inFlight = new Set();
 
+/**
+ * How many visits may run inside one another. A hook (a getter, `now`,
+ * `countTokens`, the summarizer, `$emit`, `onEvent`) may call the stage
+ * while its own visit runs, and every visit on the stack holds part of the
+ * instance's stack. Far deeper than any pipeline nests, and far short of the
+ * depth that overflows that stack (a few hundred visits), which would fail
+ * the instance and every other conversation's visit in flight with it.
+ */
+const MAX_NESTED_VISITS = 32;
+let nestedVisits = 0;
+
 function guarded(visit) {
   if (instanceFailure !== undefined) return Promise.reject(instanceFailure);
+  if (nestedVisits >= MAX_NESTED_VISITS) {
+    return Promise.reject(
+      new RangeError(
+        `footprint-summarize: a visit started inside ${MAX_NESTED_VISITS} visits still running is refused before it reads anything (recall and the store are untouched): a hook (a getter, now, countTokens, the summarizer, $emit or onEvent) calls the stage again from inside each visit. Fix: do not call the stage from its own hooks, or let the call wait for the visit (queueMicrotask)`,
+      ),
+    );
+  }
   const born = failures;
   let visiting;
+  nestedVisits += 1;
   try {
     visiting = visit();
   } catch (error) {
     // A visit whose instance already failed (user code inside it started a
     // visit that failed it) unwinds here too: that failure is counted once.
     return Promise.reject(failures !== born ? lastFailure : failed(error));
+  } finally {
+    nestedVisits -= 1;
   }
   // A visit started from user code inside this one may have failed the
   // instance before this one was listed.

@@ -146,6 +146,66 @@ async fn an_error_whose_message_or_name_is_not_a_string_is_one_visits_failure() 
     assert!(reason(&g.only_event()).contains("write-back FAILED (503)"), "{}", g.only_event());
 }
 
+/// A hook that calls the stage from inside every visit nests visits without
+/// end. Each holds part of the instance's stack, and a few hundred deep it
+/// would overflow, failing every conversation's visit in flight. So the
+/// visit 32 deep refuses the next before it reads anything, and every
+/// visit around it, and another conversation's, goes on.
+#[wasm_bindgen_test]
+async fn visits_nested_by_a_hook_that_calls_the_stage_stop_32_deep_and_the_rest_go_on() {
+    let hook = eval(
+        "(() => {
+          const hook = { nesting: false, entered: 0, outcomes: [] };
+          // Nests from the visits' first parts only: a fold's later clock
+          // reading, after its call, would start a chain of its own.
+          hook.now = () => {
+            if (hook.nesting && hook.entered < 100) {
+              const level = hook.entered++;
+              hook.outcomes[level] = 'pending';
+              hook.stage.fold(hook.loaded, { conversationId: `level-${level}` }).then(
+                (result) => { hook.outcomes[level] = result.recall[0].id; },
+                (error) => { hook.outcomes[level] = `${error.name}: ${error.message}`; },
+              );
+            }
+            return 1000000;
+          };
+          return hook;
+        })()",
+    );
+    Reflect::set(&hook, &"loaded".into(), &conversation(6, 2, 100, "nested")).unwrap();
+    let f = Fixture::with_functions(
+        json!({ "reply": { "text": "short summary" } }),
+        small_config(),
+        &[("now", get(&hook, "now"))],
+    );
+    Reflect::set(&hook, &"stage".into(), &f.stage).unwrap();
+    let other = Fixture::new(json!({ "reply": { "gate": true, "text": "other summary" } }), small_config());
+    let in_flight = other.start_fold(&conversation(6, 2, 100, "A"), &js(&json!({ "conversationId": "A" })));
+    Reflect::set(&hook, &"nesting".into(), &JsValue::TRUE).unwrap();
+    let outer = f.start_fold(&conversation(6, 2, 100, "outer"), &js(&json!({ "conversationId": "outer" })));
+    Reflect::set(&hook, &"nesting".into(), &JsValue::FALSE).unwrap();
+    let outer = JsFuture::from(outer).await.expect("the outermost visit resolves");
+    assert_eq!(parse(&ids(&get(&outer, "recall")))[0], "msg-summary-1-4");
+    JsFuture::from(sleep(5)).await.unwrap();
+    let outcomes: Vec<String> = parse(&to_json(&get(&hook, "outcomes")))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|outcome| outcome.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(outcomes.len(), 32, "the refused visit calls no hook: {outcomes:?}");
+    assert!(outcomes[..31].iter().all(|outcome| outcome == "msg-summary-1-4"), "{outcomes:?}");
+    assert!(
+        outcomes[31].starts_with("RangeError: footprint-summarize: a visit started inside 32 visits still running"),
+        "{}",
+        outcomes[31]
+    );
+    assert!(outcomes[31].contains("Fix: do not call the stage from its own hooks"), "{}", outcomes[31]);
+    other.h.release();
+    let folded = JsFuture::from(in_flight).await.expect("the other conversation's visit resolves");
+    assert_eq!(parse(&ids(&get(&folded, "recall")))[0], "msg-summary-1-4");
+}
+
 #[wasm_bindgen_test]
 async fn a_store_that_never_answers_holds_no_run_but_the_one_that_called() {
     let f = Fixture::new(json!({ "store": "hang", "reply": { "gate": true, "text": "shared" } }), small_config());
