@@ -15,7 +15,7 @@
 // from the same compiled module. Stages built before keep working on it.
 import { compiledModule } from './wasm-init.js';
 import { createInstance } from './instance.js';
-import { onInstanceFailure } from './glue.js';
+import { currentFailure, onInstanceFailure } from './glue.js';
 
 function start() {
   const instance = createInstance();
@@ -24,31 +24,36 @@ function start() {
 }
 
 let current = start();
+// Retired first: should starting the fresh one fail (too little stack left,
+// say), nothing of the failed one is called again while the glue tries anew.
 onInstanceFailure(() => {
-  const failed = current;
-  try {
-    current = start();
-  } finally {
-    failed.retire();
-  }
+  current.retire();
+  current = start();
 });
+
+/** The sound instance; throws what keeps it out while none can be made. */
+function live() {
+  const failure = currentFailure();
+  if (failure !== undefined) throw failure;
+  return current;
+}
 
 export const { SUMMARY_ID_PREFIX, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX } = current.summaryConstants();
 
 export function summarize(config) {
-  return current.summarize(config);
+  return live().summarize(config);
 }
 export function summaryEntryId(fromTurn, toTurn) {
-  return current.summaryEntryId(fromTurn, toTurn);
+  return live().summaryEntryId(fromTurn, toTurn);
 }
 export function summaryCoverage(entry) {
-  return current.summaryCoverage(entry);
+  return live().summaryCoverage(entry);
 }
 export function isSummaryEntry(entry) {
-  return current.isSummaryEntry(entry);
+  return live().isSummaryEntry(entry);
 }
 export function isSummaryClaim(entry) {
-  return current.isSummaryClaim(entry);
+  return live().isSummaryClaim(entry);
 }
 
 /**
@@ -57,6 +62,6 @@ export function isSummaryClaim(entry) {
  * Options are checked now, so a bad budget throws here, not mid-turn.
  */
 export function extractive(options) {
-  const maxChars = current.extractiveBudget(options);
-  return async (messages) => current.extractiveSummary(messages, maxChars);
+  const maxChars = live().extractiveBudget(options);
+  return async (messages) => live().extractiveSummary(messages, maxChars);
 }

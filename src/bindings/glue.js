@@ -94,10 +94,20 @@ let entryPoints;
 /** How many instances have failed; a visit that outlives its instance is rejected. */
 let failures = 0;
 let lastFailure;
-/** The failure that ended the instance when nothing could replace it. */
+/**
+ * A failure noted but not handled yet. Handling one takes stack (making a
+ * fresh instance most of all), and a visit that fails deep in a caller's
+ * own recursion may leave none: what could not be done then is done as
+ * soon as there is stack again (a microtask, the next visit or task),
+ * before anything enters an instance again.
+ */
+let unhandled;
+/** What rejects every visit while no sound instance serves them. */
 let instanceFailure;
 /** Makes a fresh instance (the package entry's); none where there is no entry (the Wasm test suites). */
 let replaceInstance;
+/** The failure count a retry of the replacement is queued for. */
+let retryQueued;
 let nextId = 0;
 
 export function useEntryPoints(run, fold) {
@@ -151,7 +161,8 @@ const MAX_NESTED_VISITS = 32;
 let nestedVisits = 0;
 
 function guarded(visit) {
-  if (instanceFailure !== undefined) return Promise.reject(instanceFailure);
+  const failure = currentFailure();
+  if (failure !== undefined) return Promise.reject(failure);
   if (nestedVisits >= MAX_NESTED_VISITS) {
     return Promise.reject(
       new RangeError(
@@ -165,9 +176,15 @@ function guarded(visit) {
   try {
     visiting = visit();
   } catch (error) {
-    // A visit whose instance already failed (user code inside it started a
+    // Noted first, with no call, so that no lack of stack can lose it. A
+    // visit whose instance already failed (user code inside it started a
     // visit that failed it) unwinds here too: that failure is counted once.
-    return Promise.reject(failures !== born ? lastFailure : failed(error));
+    if (failures === born) {
+      failures += 1;
+      unhandled = error;
+    }
+    handleFailure();
+    return Promise.reject(lastFailure);
   } finally {
     nestedVisits -= 1;
   }
@@ -198,43 +215,68 @@ function guarded(visit) {
 export function guardTask(task) {
   const born = failures;
   return () => {
+    // A task of an instance that has failed polls only visits rejected already.
+    if (currentFailure() !== undefined || failures !== born) return;
     try {
       task();
     } catch (error) {
-      // A task of an instance that has failed already is not its successor's failure.
-      if (failures === born) failed(error);
+      if (failures === born) {
+        failures += 1;
+        unhandled = error;
+      }
+      handleFailure();
     }
   };
 }
 
-/** Ends the failed instance: rejects every visit in it, and replaces it when it can. */
-function failed(error) {
-  failures += 1;
-  let replaced = false;
+/**
+ * What keeps every visit out (undefined while a sound instance serves
+ * them), once a failure noted earlier is handled and an owed replacement
+ * tried again.
+ */
+export function currentFailure() {
+  handleFailure();
+  return instanceFailure;
+}
+
+/**
+ * Ends a failed instance: rejects every visit in flight in it, and replaces
+ * it when it can; a replacement that cannot be made now (too little stack)
+ * is tried again, at once as a microtask and then by every visit.
+ */
+function handleFailure() {
+  if (unhandled !== undefined) {
+    const error = unhandled;
+    const what = `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every visit in flight are rejected`;
+    lastFailure = new Error(
+      replaceInstance !== undefined
+        ? `${what}. A fresh instance serves later visits; the failed one's latches and single flights are gone, which costs at most a repeated summarizer call`
+        : `${what}, as is every later visit. Reload the module (restart the process) to summarize again`,
+      { cause: error },
+    );
+    instanceFailure = lastFailure;
+    unhandled = undefined;
+    for (const reject of inFlight) reject(lastFailure);
+    inFlight.clear();
+  }
+  if (instanceFailure === undefined || replaceInstance === undefined) return;
   try {
-    if (replaceInstance !== undefined) {
-      replaceInstance();
-      replaced = true;
+    // Retires the failed instance and starts one (useEntryPoints clears instanceFailure).
+    replaceInstance();
+  } catch (error) {
+    instanceFailure = new Error(
+      `footprint-summarize: the stage's WebAssembly instance failed and a fresh one cannot be made yet (${causeOf(error)}); every visit is rejected until one can, and each tries again`,
+      { cause: error },
+    );
+    if (retryQueued !== failures) {
+      retryQueued = failures;
+      queueMicrotask(handleFailure);
     }
+    return;
+  }
+  try {
+    console.warn(`[footprint-summarize] ${lastFailure.message}.`);
   } catch {
-    // Nothing can replace it: later visits are rejected below.
+    // A console that throws has nowhere else to say it.
   }
-  const what = `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every visit in flight are rejected`;
-  lastFailure = new Error(
-    replaced
-      ? `${what}. A fresh instance serves later visits; the failed one's latches and single flights are gone, which costs at most a repeated summarizer call`
-      : `${what}, as is every later visit. Reload the module (restart the process) to summarize again`,
-    { cause: error },
-  );
-  if (!replaced) instanceFailure = lastFailure;
-  for (const reject of inFlight) reject(lastFailure);
-  inFlight.clear();
-  if (replaced) {
-    try {
-      console.warn(`[footprint-summarize] ${lastFailure.message}.`);
-    } catch {
-      // A console that throws has nowhere else to say it.
-    }
-  }
-  return lastFailure;
 }

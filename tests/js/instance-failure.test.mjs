@@ -6,7 +6,10 @@
 // stands in for the Wasm entry here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { makeStage, useEntryPoints } from '../../src/bindings/glue.js';
+import { runNode } from '../../scripts/lib/run-node.mjs';
+import { pinnedNodes } from './lib/runtimes.mjs';
 
 test('a failure inside the instance rejects that visit, every waiting one and every later one', async () => {
   let calls = 0;
@@ -75,3 +78,24 @@ test('with a replacement, the failing visit and those in flight reject, and late
   assert.equal(warnings.length, 1, 'one warning says the instance was replaced');
   assert.match(warnings[0], /latches and single flights are gone/);
 });
+
+// The real package, in a child process per Node: a host deep in its own
+// recursion calls the stage with almost no stack left, and a visit there
+// fails the instance with nothing left to make a fresh one. The fresh one
+// is made as soon as the stack unwinds, before the waiting visit's late
+// answer could reach the failed instance, and later visits fold.
+const nodes = [{ name: `Node ${process.versions.node}`, command: process.execPath }, ...pinnedNodes];
+for (const node of nodes) {
+  test(`${node.name}: calls with no stack left end their own visits; the package recovers and the process lives on`, async () => {
+    const script = fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url));
+    const { code, stdout, stderr } = await runNode(script, [], { node: node.command, timeout: 60_000 });
+    assert.equal(code, 0, stderr.slice(-2000));
+    const outcome = JSON.parse(stdout);
+    assert.equal(outcome.endings.pending, 0, 'no visit is left pending');
+    assert.ok(outcome.endings.resolved > 0, `some deep calls fold: ${JSON.stringify(outcome.endings)}`);
+    assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a visit afterwards folds on a fresh instance');
+    assert.equal(outcome.outlivedLateAnswer, true);
+    // The waiting visit resolves, or is rejected with the failure named; never left pending.
+    assert.match(outcome.waited, /^(resolved|rejected: footprint-summarize: the stage's WebAssembly instance failed)/);
+  });
+}
