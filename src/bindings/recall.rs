@@ -93,7 +93,11 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
         recall.sources.push(read.source);
         recall.facts.push(read.facts);
     }
-    for (fact, covered) in recall.facts.iter_mut().zip(covered_by_another(&recall.id_texts, &named)) {
+    let covered = covered_by_another(&recall.id_texts, &named).map_err(|cycle| {
+        let summaries: Vec<String> = cycle.summaries.iter().map(|&index| String::from(&recall.ids[index])).collect();
+        Unusable { spot: InvalidSpot::covered_in_a_cycle(cycle.index, &summaries), loaded_len: recall.entries.len() }
+    })?;
+    for (fact, covered) in recall.facts.iter_mut().zip(covered) {
         fact.covered = covered;
     }
     let units = recall.facts.iter().fold(0usize, |sum, fact| sum.saturating_add(fact.content_units));

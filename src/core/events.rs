@@ -719,6 +719,21 @@ impl InvalidSpot {
         InvalidSpot { index: Some(index), field: field.into(), found, expected: expected.into() }
     }
 
+    /// Entry `index` is covered only by `summaries` (their ids), which
+    /// cover one another (`core::recall::covered_by_another`).
+    pub fn covered_in_a_cycle(index: usize, summaries: &[String]) -> InvalidSpot {
+        let named = match summaries {
+            [first, second, third, _, ..] => format!("{first}, {second}, {third} and {} more", summaries.len() - 3),
+            _ => summaries.join(", "),
+        };
+        InvalidSpot::entry(
+            index,
+            "entry",
+            format!("covered only by summaries that cover one another ({named}), so it and they would leave recall"),
+            "an entry that a summary left in recall stands for, directly or through the summaries it took in",
+        )
+    }
+
     /// The visit's identity threw while it was read.
     pub fn identity_unreadable(cause: &str) -> InvalidSpot {
         InvalidSpot {
@@ -1136,6 +1151,14 @@ call this turn"
                 invalid_index: Some(3),
                 invalid_field: "value.content".into()
             })
+        );
+        let five: Vec<String> = (1..=5).map(|n| format!("s{n}")).collect();
+        let (reason, _) = invalid_input(&InvalidSpot::covered_in_a_cycle(2, &five));
+        assert!(
+            reason.starts_with(
+                "invalid-input: loaded[2] is covered only by summaries that cover one another (s1, s2, s3 and 2 more)"
+            ),
+            "{reason}"
         );
     }
 }

@@ -3,7 +3,7 @@
 //! seam.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The most entries one visit reads: a larger recall is served verbatim as
 /// invalid input before anything is copied. Each entry read costs Wasm memory
@@ -49,7 +49,13 @@ pub struct SummaryFacts {
 /// holds every entry's id, `named` each summary's index and the ids its
 /// `coveredIds` lists. A summary naming its own id covers nothing by that,
 /// but another summary naming the same id still does.
-pub fn covered_by_another(ids: &[String], named: &[(usize, Vec<String>)]) -> Vec<bool> {
+///
+/// Every covered entry must be stood for by a summary that stays in recall,
+/// directly or through the summaries it took in. Summaries that cover one
+/// another (`a` names `b`, `b` names `a`), which no stored history makes,
+/// would each hide the other, and what they hold would leave recall: then
+/// the answer is the first entry only they cover.
+pub fn covered_by_another(ids: &[String], named: &[(usize, Vec<String>)]) -> Result<Vec<bool>, CoverageCycle> {
     // Each named id: whether a summary with another id names it.
     let mut by_another: HashMap<&str, bool> = HashMap::new();
     for (owner, list) in named {
@@ -57,7 +63,41 @@ pub fn covered_by_another(ids: &[String], named: &[(usize, Vec<String>)]) -> Vec
             *by_another.entry(id).or_default() |= ids[*owner] != *id;
         }
     }
-    ids.iter().map(|id| by_another.get(id.as_str()).copied().unwrap_or(false)).collect()
+    let covered: Vec<bool> = ids.iter().map(|id| by_another.get(id.as_str()).copied().unwrap_or(false)).collect();
+    // What the summaries left in recall stand for, through the ones they took in.
+    let mut lists_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (at, (owner, _)) in named.iter().enumerate() {
+        lists_by_id.entry(ids[*owner].as_str()).or_default().push(at);
+    }
+    let names = |at: usize| {
+        let (owner, list) = &named[at];
+        list.iter().map(String::as_str).filter(move |id| *id != ids[*owner])
+    };
+    let mut pending: Vec<&str> = (0..named.len()).filter(|&at| !covered[named[at].0]).flat_map(names).collect();
+    let mut reached: HashSet<&str> = HashSet::new();
+    while let Some(id) = pending.pop() {
+        if reached.insert(id) {
+            for &at in lists_by_id.get(id).into_iter().flatten() {
+                pending.extend(names(at));
+            }
+        }
+    }
+    let stood_for = |index: usize| !covered[index] || reached.contains(ids[index].as_str());
+    match (0..ids.len()).find(|&index| !stood_for(index)) {
+        None => Ok(covered),
+        Some(index) => {
+            let summaries = named.iter().map(|(owner, _)| *owner).filter(|&owner| !stood_for(owner)).collect();
+            Err(CoverageCycle { index, summaries })
+        }
+    }
+}
+
+/// Entries that only summaries covering one another stand for
+/// (`covered_by_another`): the first of them, and those summaries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoverageCycle {
+    pub index: usize,
+    pub summaries: Vec<usize>,
 }
 
 /// Recall split into its parts (indices into the loaded snapshot).
@@ -180,13 +220,32 @@ mod tests {
             // s2 names s1 (a rolled fold took it in) and b twice.
             (3, vec!["s1".to_owned(), "b".to_owned(), "b".to_owned(), "s2".to_owned()]),
         ];
-        assert_eq!(covered_by_another(&ids, &named), [true, true, true, false, false]);
+        assert_eq!(covered_by_another(&ids, &named), Ok(vec![true, true, true, false, false]));
         let only_self = vec![(2, vec!["s1".to_owned()])];
-        assert_eq!(covered_by_another(&ids, &only_self), [false; 5]);
+        assert_eq!(covered_by_another(&ids, &only_self), Ok(vec![false; 5]));
         // Many summaries sharing one id and naming it: none covers it, in linear time.
         let same: Vec<String> = vec!["x".to_owned(); 20_000];
         let naming: Vec<(usize, Vec<String>)> = (0..20_000).map(|owner| (owner, vec!["x".to_owned()])).collect();
-        assert!(covered_by_another(&same, &naming).iter().all(|covered| !covered));
+        assert!(covered_by_another(&same, &naming).unwrap().iter().all(|covered| !covered));
+    }
+
+    #[test]
+    fn summaries_that_cover_one_another_are_named_instead_of_hiding_what_they_hold() {
+        let ids: Vec<String> = ["a", "b", "s1", "s2", "c", "s3"].map(String::from).to_vec();
+        // s1 names s2 and a; s2 names s1 and b: each would hide the other.
+        let cycle = vec![(2, vec!["s2".to_owned(), "a".to_owned()]), (3, vec!["s1".to_owned(), "b".to_owned()])];
+        assert_eq!(covered_by_another(&ids, &cycle), Err(CoverageCycle { index: 0, summaries: vec![2, 3] }));
+        // s3, left in recall, takes the two in: all of it is stood for.
+        let mut taken_in = cycle.clone();
+        taken_in.push((5, vec!["s1".to_owned()]));
+        assert_eq!(covered_by_another(&ids, &taken_in), Ok(vec![true, true, true, true, false, false]));
+        // A chain of rolled summaries ending in one left in recall is no cycle.
+        let chain = vec![
+            (2, vec!["a".to_owned()]),
+            (3, vec!["s1".to_owned(), "b".to_owned()]),
+            (5, vec!["s2".to_owned(), "c".to_owned()]),
+        ];
+        assert_eq!(covered_by_another(&ids, &chain), Ok(vec![true, true, true, true, true, false]));
     }
 
     #[test]

@@ -146,6 +146,38 @@ async fn an_error_whose_message_or_name_is_not_a_string_is_one_visits_failure() 
     assert!(reason(&g.only_event()).contains("write-back FAILED (503)"), "{}", g.only_event());
 }
 
+/// Two stored summaries that name each other would each hide the other, and
+/// the turns they hold would leave recall with them. No fold writes that,
+/// so it is a store's corruption: explained, and recall served as loaded.
+#[wasm_bindgen_test]
+async fn summaries_that_cover_one_another_leave_recall_untouched_and_say_so() {
+    let f = Fixture::new(json!({}), small_config());
+    f.h.capture_warnings();
+    let all: Vec<JsValue> = conversation(7, 2, 100, "c1").iter().collect();
+    let mut loaded = vec![
+        summary_of("msg-summary-1-1", &js(&json!(["msg-summary-2-2", "msg-1-0", "msg-1-1"])), 1.0),
+        summary_of("msg-summary-2-2", &js(&json!(["msg-summary-1-1", "msg-2-0", "msg-2-1"])), 2.0),
+    ];
+    loaded.extend_from_slice(&all);
+    let loaded = array_of(&loaded);
+    let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
+    f.h.restore_warnings();
+    let payload = first_payload(&result);
+    assert_eq!(
+        reason(&payload),
+        "invalid-input: loaded[0] is covered only by summaries that cover one another (msg-summary-1-1, \
+msg-summary-2-2), so it and they would leave recall (expected an entry that a summary left in recall stands for, \
+directly or through the summaries it took in); recall is left untouched, with no summarizer call and no write this \
+turn. Fix whatever writes these entries to the store"
+    );
+    assert_eq!(
+        payload["scoreEvidence"],
+        json!({ "summarizerCalled": false, "invalidIndex": 0, "invalidField": "entry" })
+    );
+    assert!(same(&get(&result, "recall"), &loaded), "recall as loaded, the caller's own array");
+    assert_eq!(f.call_count(), 0);
+}
+
 /// A hook that calls the stage from inside every visit nests visits without
 /// end. Each holds part of the instance's stack, and a few hundred deep it
 /// would overflow, failing every conversation's visit in flight. So the
