@@ -56,6 +56,21 @@ export function causeOf(error) {
 }
 
 /**
+ * `Array.from(value)`, except that it stops once the copy holds more than
+ * `max` entries: an array's own iterator may never end, and copying it
+ * would take all the memory the process has. May throw (an iterator):
+ * declared with `catch`.
+ */
+export function copyUpTo(value, max) {
+  const copy = [];
+  for (const entry of value) {
+    copy.push(entry);
+    if (copy.length > max) break;
+  }
+  return copy;
+}
+
+/**
  * A native promise of what `await value` gives. `JsFuture` follows a promise
  * through its `then` method, which user code may own (and throw from, or
  * lie through `constructor`), and a Proxy of a promise has no `then` of its

@@ -18,6 +18,10 @@ extern "C" {
     /// `{ ...value }`: its own enumerable properties, each read once.
     #[wasm_bindgen(js_name = plainCopy, catch)]
     pub fn plain_copy(value: &JsValue) -> Result<Object, JsValue>;
+    /// A copy by iteration, as footprintjs needs (SPEC §4 step 1), that
+    /// stops once it holds more than `max` entries.
+    #[wasm_bindgen(js_name = copyUpTo, catch)]
+    pub fn copy_up_to(value: &JsValue, max: u32) -> Result<Array, JsValue>;
 
     /// A timer's promise, resolving to its marker, and the function that clears it.
     pub type Deadline;
@@ -45,9 +49,6 @@ extern "C" {
     /// `Array.isArray`, which throws for a revoked Proxy.
     #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
     pub fn is_array(value: &JsValue) -> Result<bool, JsValue>;
-    /// `Array.from`: a copy made by iterating, as footprintjs needs (SPEC §4 step 1).
-    #[wasm_bindgen(js_namespace = Array, js_name = from, catch)]
-    pub fn array_from(value: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_namespace = console, js_name = warn, catch)]
     pub fn console_warn(message: &str) -> Result<(), JsValue>;
 

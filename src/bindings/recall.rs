@@ -66,15 +66,15 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
             length,
         ));
     }
-    let snapshot = js::array_from(loaded).map_err(iterating)?;
-    // An iterator of its own can yield more than `length` said.
+    let snapshot = js::copy_up_to(loaded, MAX_ENTRIES as u32).map_err(iterating)?;
+    // An iterator of its own can yield more than `length` said, without end.
     let copied = snapshot.length() as usize;
     if copied > MAX_ENTRIES {
         return Err(too_large(
-            format!("an array that iterated {copied} entries"),
+            format!("an array whose iterator yields more than {MAX_ENTRIES} entries"),
             "entries",
             MAX_ENTRIES,
-            copied as f64,
+            length,
         ));
     }
     let mut recall = Recall::default();
@@ -146,6 +146,8 @@ enum Problem {
     Field(&'static str, JsValue, &'static str),
     /// Reading threw.
     Unreadable(JsValue),
+    /// `coveredIds` iterates more ids than any recall holds entries.
+    TooManyCoveredIds,
 }
 
 impl Problem {
@@ -155,6 +157,12 @@ impl Problem {
             Problem::Unreadable(error) => {
                 InvalidSpot::entry(index, "entry", threw("reading", &js::cause_of(&error)), "a plain memory entry")
             }
+            Problem::TooManyCoveredIds => InvalidSpot::entry(
+                index,
+                "metadata.summarizes.coveredIds",
+                format!("an array whose iterator yields more than {MAX_ENTRIES} ids"),
+                &format!("an array of at most {MAX_ENTRIES} ids"),
+            ),
         }
     }
 }
@@ -211,8 +219,11 @@ fn read_entry(entry: &JsValue) -> Result<EntryRead, Problem> {
             let to_turn = finite_or(coverage.to_turn()?, 0.0);
             let from_turn = finite_or(coverage.from_turn()?, to_turn);
             // A copy by iteration: an exotic array (a Proxy) runs its traps here, where a throw is this entry's.
-            let named =
-                js::array_from(&covered_ids)?.iter().filter_map(|id| id.dyn_ref::<JsString>().map(id_text)).collect();
+            let copy = js::copy_up_to(&covered_ids, MAX_ENTRIES as u32)?;
+            if copy.length() as usize > MAX_ENTRIES {
+                return Err(Problem::TooManyCoveredIds);
+            }
+            let named = copy.iter().filter_map(|id| id.dyn_ref::<JsString>().map(id_text)).collect();
             (Some(SummaryFacts { to_turn, from_turn }), false, Some(named))
         }
         None => (None, claim_in(&metadata)?, None),

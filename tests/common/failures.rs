@@ -178,6 +178,41 @@ turn. Fix whatever writes these entries to the store"
     assert_eq!(f.call_count(), 0);
 }
 
+/// An array whose own iterator never ends is copied only until it holds
+/// more than any recall may: the visit is invalid input, not a process out
+/// of memory. The same for a summary's `coveredIds`.
+#[wasm_bindgen_test]
+async fn an_iterator_that_never_ends_is_invalid_input_not_a_process_out_of_memory() {
+    let f = Fixture::new(json!({}), small_config());
+    f.h.capture_warnings();
+    let endless = eval(
+        "Object.assign([{ id: 'a', value: { content: 'x' } }], { *[Symbol.iterator]() { for (;;) yield { id: 'a', value: { content: 'x' } }; } })",
+    );
+    let result = f.fold(&endless, &JsValue::UNDEFINED).await;
+    let payload = first_payload(&result);
+    assert!(
+        reason(&payload).starts_with(
+            "invalid-input: loaded is an array whose iterator yields more than 100000 entries (expected at most 100000 entries"
+        ),
+        "{payload}"
+    );
+    assert!(same(&get(&result, "recall"), &endless));
+    let mut loaded: Vec<JsValue> = conversation(6, 2, 100, "c1").iter().collect();
+    let ids = eval("Object.assign(['msg-1-0'], { *[Symbol.iterator]() { for (let n = 0; ; n++) yield `id-${n}`; } })");
+    loaded.insert(0, summary_of("msg-summary-1-1", &ids, 1.0));
+    let result = f.fold(&array_of(&loaded), &JsValue::UNDEFINED).await;
+    f.h.restore_warnings();
+    let payload = first_payload(&result);
+    assert!(
+        reason(&payload).starts_with(
+            "invalid-input: loaded[0].metadata.summarizes.coveredIds is an array whose iterator yields more than 100000 \
+ids (expected an array of at most 100000 ids)"
+        ),
+        "{payload}"
+    );
+    assert_eq!(f.call_count(), 0);
+}
+
 /// A hook that calls the stage from inside every visit nests visits without
 /// end. Each holds part of the instance's stack, and a few hundred deep it
 /// would overflow, failing every conversation's visit in flight. So the
