@@ -174,23 +174,29 @@ fn reads_as_label(content: &str) -> bool {
         })
 }
 
-/// A message's text, defanged, with every line break (`\n`, `\r\n`, `\r`,
-/// the other characters Unicode ends a line with, and the separators
-/// U+001C–U+001E that Python's `splitlines` also breaks at) written as `\n`
-/// + [`CONTINUATION`].
+/// Whether a reader may start a new line at `c`: `\n`, `\r`, the other
+/// characters Unicode ends a line with, and the separators U+001C–U+001E
+/// that Python's `splitlines` also breaks at. Text a user wrote never
+/// starts a line of the stage's: the transcript, `extractive` and the
+/// `keepDetails` line all go by this.
+pub fn is_line_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{1C}'..='\u{1E}' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// A message's text, defanged, with every line break (`\r\n` as one)
+/// written as `\n` + [`CONTINUATION`].
 fn push_message(out: &mut String, content: &str) {
     let defanged = content.replace(TRANSCRIPT_OPEN, DEFANGED_OPEN).replace(TRANSCRIPT_CLOSE, DEFANGED_CLOSE);
     let mut chars = defanged.chars().peekable();
     while let Some(c) = chars.next() {
-        match c {
-            '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{1C}'..='\u{1E}' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
-                if c == '\r' && chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                out.push('\n');
-                out.push_str(CONTINUATION);
+        if is_line_break(c) {
+            if c == '\r' && chars.peek() == Some(&'\n') {
+                chars.next();
             }
-            c => out.push(c),
+            out.push('\n');
+            out.push_str(CONTINUATION);
+        } else {
+            out.push(c);
         }
     }
 }
