@@ -1,5 +1,6 @@
 //! A visit's identity, read once (SPEC §8, Isolation): a shallow plain copy,
-//! `{ ...identity }`, taken before the visit awaits anything, so a caller
+//! `{ ...identity }` (with the parts naming its conversation even where a
+//! class defines them as getters), taken before the visit awaits anything, so a caller
 //! that reuses or changes its identity object (a pooled request context)
 //! changes nothing for this visit. The copy goes to every store call the
 //! visit makes; its parts decide whether the visit may share a call, an
@@ -30,15 +31,27 @@ pub fn read(identity: Result<JsValue, JsValue>) -> Result<VisitIdentity, Invalid
         return Ok(VisitIdentity { copy: identity, key: None });
     }
     let copy = js::plain_copy(&identity).map_err(|error| unreadable(&error))?;
+    // A class may define the parts as getters on its prototype, which a
+    // spread leaves out: each such part is read once from there, so that
+    // the key and every store call see it.
+    for name in PART_NAMES {
+        let name = JsValue::from_str(name);
+        let inherited = !Reflect::has(&copy, &name).unwrap_or(true);
+        if inherited && Reflect::has(&identity, &name).map_err(|error| unreadable(&error))? {
+            let value = Reflect::get(&identity, &name).map_err(|error| unreadable(&error))?;
+            // A plain object takes any key.
+            let _ = Reflect::set(&copy, &name, &value);
+        }
+    }
     // The copy holds plain data properties: reading them cannot throw.
-    let field = |name: &str| Reflect::get(&copy, &JsValue::from_str(name));
-    let parts = Parts {
-        tenant: part(field("tenant")),
-        principal: part(field("principal")),
-        conversation_id: part(field("conversationId")),
-    };
+    let [tenant, principal, conversation_id] =
+        PART_NAMES.map(|name| part(Reflect::get(&copy, &JsValue::from_str(name))));
+    let parts = Parts { tenant, principal, conversation_id };
     Ok(VisitIdentity { key: parts.key(), copy: copy.into() })
 }
+
+/// The parts of an identity that name its conversation (`Parts`), in order.
+const PART_NAMES: [&str; 3] = ["tenant", "principal", "conversationId"];
 
 fn unreadable(error: &JsValue) -> InvalidSpot {
     InvalidSpot::identity_unreadable(&js::cause_of(error))

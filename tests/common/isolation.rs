@@ -105,6 +105,37 @@ async fn an_identity_that_cannot_be_read_is_invalid_input_and_nothing_is_called_
     assert_eq!(f.h.puts().length(), 0);
 }
 
+/// A request context built by a class may hold its parts as getters on its
+/// prototype, which a spread leaves out. They are read once into the copy:
+/// two such conversations keep their own keys, and each summary goes to its
+/// own conversation's namespace, not to `{}`.
+#[wasm_bindgen_test]
+async fn an_identity_whose_parts_are_class_getters_keeps_them() {
+    let f = Fixture::new(json!({ "reply": { "echo": true } }), small_config());
+    let identities: Array = eval(
+        "(() => {
+          class RequestIdentity {
+            #conversation; reads = 0;
+            constructor(conversation) { this.#conversation = conversation; }
+            get tenant() { return 'acme'; }
+            get conversationId() { this.reads += 1; return this.#conversation; }
+          }
+          return [new RequestIdentity('alice'), new RequestIdentity('bob')];
+        })()",
+    )
+    .unchecked_into();
+    for (identity, who) in identities.iter().zip(["alice", "bob"]) {
+        let result = f.fold(&tagged(&conversation(6, 2, 100, who), who), &identity).await;
+        assert_eq!(get(&identity, "reads"), 1, "read once");
+        let content = get(&get(&at(&get(&result, "recall"), 0), "value"), "content").as_string().unwrap();
+        assert!(content.contains(&format!("summary of: {who}")), "{content}");
+    }
+    assert_eq!(f.call_count(), 2);
+    let puts = f.field("puts");
+    assert_eq!(puts[0]["identity"], json!({ "reads": 0, "tenant": "acme", "conversationId": "alice" }));
+    assert_eq!(puts[1]["identity"], json!({ "reads": 0, "tenant": "acme", "conversationId": "bob" }));
+}
+
 #[wasm_bindgen_test]
 async fn every_store_call_gets_the_identity_as_it_was_when_the_visit_began() {
     for claims in [false, true] {
