@@ -74,8 +74,6 @@ extern "C" {
     pub type Scope;
     #[wasm_bindgen(method, getter, catch)]
     pub fn loaded(this: &Scope) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, setter, catch, js_name = loaded)]
-    pub fn set_loaded(this: &Scope, recall: &Array) -> Result<(), JsValue>;
     #[wasm_bindgen(method, getter, catch)]
     pub fn identity(this: &Scope) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, getter, catch, js_name = "$emit")]

@@ -13,7 +13,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, JsString, Promise};
+use js_sys::{Array, Function, JsString, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
@@ -31,7 +31,7 @@ use super::tokens;
 use crate::core::config::{claim_version, Key, JOIN_WINDOW_MS};
 use crate::core::decision::{self, CallOutcome, Candidate, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
 use crate::core::details::{self, Audit};
-use crate::core::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
+use crate::core::events::{self, warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, WriteBack};
 use crate::core::format::{transcript, utf16_len, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
 use crate::core::js_number::js_number_to_string;
 use crate::core::latch::span_key_text;
@@ -718,8 +718,7 @@ impl Visit {
     /// SPEC §4 step 3 and the event: assign `scope.loaded` when recall
     /// changed and emit, or build `stage.fold`'s result.
     fn deliver(&self, outcome: Outcome) -> JsValue {
-        let Outcome { settled, new_summary, untouched } = outcome;
-        let payload = settled.event.as_ref().map(|event| self.payload(event));
+        let Outcome { mut settled, new_summary, untouched } = outcome;
         let recall = || -> Array {
             let entry = |slot: &u32| match *slot {
                 NEW_SUMMARY_SLOT => new_summary.clone(),
@@ -730,19 +729,32 @@ impl Visit {
         match &self.target {
             Target::Scope(scope) => {
                 if !untouched && !settled.is_unchanged(self.loaded_len) {
-                    // A scope that refuses the write keeps its own recall.
-                    let _ = scope.unchecked_ref::<Scope>().set_loaded(&recall());
+                    // `Reflect.set`: a frozen scope refuses in sloppy-mode
+                    // code too. A scope that refuses keeps its own recall,
+                    // and the event says so.
+                    let refused = match Reflect::set(scope, &JsValue::from_str("loaded"), &recall()) {
+                        Ok(true) => None,
+                        Ok(false) => Some("the scope is frozen or `loaded` is read-only".to_owned()),
+                        Err(error) => Some(js::cause_of(&error)),
+                    };
+                    if let Some(cause) = refused {
+                        self.warn_once(|| warning::recall_refused(&self.settings.strategy_id, &cause));
+                        if let Some(event) = settled.event.as_mut() {
+                            events::recall_refused(event, &cause);
+                        }
+                    }
                 }
-                if let Some(payload) = &payload {
-                    self.emit(Some(scope), payload);
+                if let Some(event) = &settled.event {
+                    self.emit(Some(scope), &self.payload(event));
                 }
                 JsValue::UNDEFINED
             }
             Target::Fold(loaded) => {
                 let events = Array::new();
-                if let Some(payload) = &payload {
-                    self.emit(None, payload);
-                    events.push(&to_js(&EventRecord { kind: EVENT_TYPE, payload: AsIs(payload.clone()) }));
+                if let Some(event) = &settled.event {
+                    let payload = self.payload(event);
+                    self.emit(None, &payload);
+                    events.push(&to_js(&EventRecord { kind: EVENT_TYPE, payload: AsIs(payload) }));
                 }
                 let recall = if untouched { loaded.clone() } else { recall().into() };
                 to_js(&FoldResult { recall: AsIs(recall), events: AsIs::of(events) })

@@ -750,6 +750,17 @@ impl InvalidSpot {
     }
 }
 
+/// An event whose recall `scope.loaded` refused to take (a frozen scope, a
+/// setter that throws): the decision stands (a fold was paid for, and
+/// written back when it says so), and this turn's recall is as loaded.
+pub fn recall_refused(event: &mut Event, cause: &str) {
+    event.reason = format!(
+        "{}; but scope.loaded refused the new recall ({cause}), so the turn goes on with recall as loaded",
+        event.reason
+    );
+    event.output_count = event.input_count;
+}
+
 /// How a spot names a value that threw while it was read or iterated
 /// (`doing`): `unreadable (reading it threw: cause)`.
 pub fn threw(doing: &str, cause: &str) -> String {
@@ -845,6 +856,13 @@ every occurrence is on the {EVENT_TYPE} event."
             "[footprint-summarize] {strategy_id}: the span was not claimed as {claim_id}, the store refused it ({cause}). \
 No summarizer call was made and recall is served verbatim, so the turn goes on; a later turn claims it again. Shown once \
 per stage instance; every occurrence is on the {EVENT_TYPE} event."
+        )
+    }
+
+    pub fn recall_refused(strategy_id: &str, cause: &str) -> String {
+        format!(
+            "[footprint-summarize] {strategy_id}: scope.loaded refused the recall this visit settled to ({cause}), \
+so the turn goes on with recall as loaded. Shown once per stage instance; every occurrence is on the {EVENT_TYPE} event."
         )
     }
 
@@ -1050,6 +1068,10 @@ call this turn"
             assert!(refused.contains(needle), "{refused}");
         }
         assert_eq!(warning::declined("mem-c", "invalid-input: x"), "[footprint-summarize] mem-c: invalid-input: x");
+        let refused = warning::recall_refused("mem-d", "object is not extensible");
+        for needle in ["mem-d", "scope.loaded refused", "object is not extensible", "recall as loaded"] {
+            assert!(refused.contains(needle), "{refused}");
+        }
     }
 
     #[test]

@@ -213,6 +213,35 @@ ids (expected an array of at most 100000 ids)"
     assert_eq!(f.call_count(), 0);
 }
 
+/// A scope that refuses the new recall (frozen, or a setter that throws)
+/// keeps its own, and the event says so instead of reporting a smaller
+/// recall that never was; the one warning says so too.
+#[wasm_bindgen_test]
+async fn a_scope_that_refuses_the_new_recall_keeps_its_own_and_the_event_says_so() {
+    let f = Fixture::new(json!({ "reply": { "text": "short summary" } }), small_config());
+    f.h.capture_warnings();
+    let scope = eval("({ events: [], $emit(type, payload) { this.events.push(payload); } })");
+    let loaded = conversation(6, 2, 100, "c1");
+    Reflect::set(&scope, &"loaded".into(), &loaded).unwrap();
+    Reflect::set(&scope, &"identity".into(), &js(&json!({ "conversationId": "c1" }))).unwrap();
+    eval("Object.freeze").unchecked_ref::<Function>().call1(&JsValue::UNDEFINED, &scope).unwrap();
+    f.run(&scope).await;
+    f.h.restore_warnings();
+    assert!(same(&get(&scope, "loaded"), &loaded), "recall as loaded");
+    assert_eq!(f.call_count(), 1, "the fold was paid for");
+    let payload = parse(&to_json(&at(&get(&scope, "events"), 0)));
+    let reason = reason(&payload);
+    assert!(reason.starts_with("folded 8 entries (turns 1\u{2013}4) into msg-summary-1-4"), "{reason}");
+    assert!(reason.contains("; but scope.loaded refused the new recall ("), "{reason}");
+    assert!(reason.ends_with("), so the turn goes on with recall as loaded"), "{reason}");
+    assert_eq!(payload["outputMemoryCount"], payload["inputMemoryCount"]);
+    let warnings = f.field("warnings");
+    assert!(
+        warnings[0].as_str().unwrap().contains("scope.loaded refused the recall this visit settled to"),
+        "{warnings}"
+    );
+}
+
 /// A hook that calls the stage from inside every visit nests visits without
 /// end. Each holds part of the instance's stack, and a few hundred deep it
 /// would overflow, failing every conversation's visit in flight. So the
