@@ -90,7 +90,7 @@ impl Settings {
     pub fn read(copy: &Object, reading: Reading) -> Result<Settings, ConfigError> {
         let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
         let refused = |key: Key, value: &JsValue| ConfigError::refused(key, &describe(value));
-        let number = |key: Key| get(key).map_or(Ok(None), |value| number(SUMMARIZE_CALL, &value, key.name()));
+        let number = |key: Key| get(key).map(|value| value.as_f64().ok_or_else(|| refused(key, &value))).transpose();
         let has =
             |target: &JsValue, name, method| reading == Reading::Visit || call::method(target, name, method).is_ok();
 

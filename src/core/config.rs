@@ -182,14 +182,14 @@ Math.ceil(text.length / 4)."
                 "Fix: pass true to list the details a summary dropped after its text, or omit it.".into(),
             ),
             Key::Model => return ConfigError::model_required(found),
+            Key::MaxSummaries => ("a positive integer", "Fix: pass a number, or omit it for no bound.".into()),
+            Key::ClaimLeaseMs => ("a whole number of ms", "Fix: pass a number, or omit it for the default.".into()),
             Key::TriggerMinEntries
             | Key::PreserveRecent
             | Key::MinFoldEntries
             | Key::TtlMs
             | Key::TimeoutMs
-            | Key::MaxSummaries
             | Key::TriggerMinChars
-            | Key::ClaimLeaseMs
             | Key::TriggerMinTokens
             | Key::PreserveRecentTokens => return ConfigError::not_a_number(SUMMARIZE_CALL, key.name(), found),
         };
@@ -313,7 +313,7 @@ pub fn token_options(
     preserve_recent_entries: Option<f64>,
 ) -> Result<Option<TokenOptions>, ConfigError> {
     let tokens = |key: &str, value: Option<f64>, omit_hint: &str| {
-        value.map(|n| whole_number(SUMMARIZE_CALL, key, n, MAX_SAFE_INTEGER, omit_hint)).transpose()
+        value.map(|n| whole_number(SUMMARIZE_CALL, key, n, 0.0, MAX_SAFE_INTEGER, omit_hint)).transpose()
     };
     let trigger_min = tokens(Key::TriggerMinTokens.name(), trigger_min, "omit it to trigger on entries only")?;
     let preserve_recent =
@@ -394,7 +394,7 @@ impl ConfigError {
 /// `maxSummaries`: at least 1 (one summary plus the verbatim tail).
 pub fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
     if value >= 1.0 {
-        whole_number(SUMMARIZE_CALL, "maxSummaries", value, MAX_SAFE_INTEGER, "omit it for no bound")
+        whole_number(SUMMARIZE_CALL, "maxSummaries", value, 1.0, MAX_SAFE_INTEGER, "omit it for no bound")
             .map(|n| n as usize)
     } else {
         Err(ConfigError::invalid(
@@ -410,7 +410,7 @@ pub fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
 
 /// `triggerMinChars`: a non-negative integer of UTF-16 code units.
 pub fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
-    whole_number(SUMMARIZE_CALL, "triggerMinChars", value, MAX_SAFE_INTEGER, "omit it to trigger on entries only")
+    whole_number(SUMMARIZE_CALL, "triggerMinChars", value, 0.0, MAX_SAFE_INTEGER, "omit it to trigger on entries only")
         .map(|n| n as usize)
 }
 
@@ -491,13 +491,20 @@ together (3 × timeoutMs); a lease that ends first lets another process pay for 
         } else {
             "a whole number of ms, at least 1".to_owned()
         };
+        // Long enough, but a fraction or past JS's safe integers.
+        let (why, fix) = if lease >= shortest {
+            let max = js_number_to_string(MAX_SAFE_INTEGER);
+            (format!("{why}, and at most {max}"), format!("Fix: pass a whole number of ms from {minimum} to {max}"))
+        } else {
+            (why, "Fix: pass a longer lease".to_owned())
+        };
         return Err(ConfigError::invalid(
             SUMMARIZE_CALL,
             ErrorClass::RangeError,
             "claimLeaseMs",
             &why,
             &format!("a number ({})", js_number_to_string(lease)),
-            "Fix: pass a longer lease, or omit it for the default.",
+            &format!("{fix}, or omit it for the default."),
         ));
     }
     Ok(Some(lease))
@@ -510,32 +517,41 @@ pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 /// A count option (`triggerMinEntries`, `preserveRecent`, `minFoldEntries`,
 /// `maxChars`): a non-negative integer no larger than JS's safe integers.
 pub fn count_option(call: &str, key: &str, value: f64, default: usize) -> Result<usize, ConfigError> {
-    whole_number(call, key, value, MAX_SAFE_INTEGER, format_args!("omit it for the default ({default})"))
+    whole_number(call, key, value, 0.0, MAX_SAFE_INTEGER, format_args!("omit it for the default ({default})"))
         .map(|n| n as usize)
 }
 
 /// `ttlMs`: a non-negative integer of milliseconds.
 pub fn ttl_option(key: &str, value: f64) -> Result<f64, ConfigError> {
-    whole_number(SUMMARIZE_CALL, key, value, MAX_SAFE_INTEGER, "omit it for no ttl")
+    whole_number(SUMMARIZE_CALL, key, value, 0.0, MAX_SAFE_INTEGER, "omit it for no ttl")
 }
 
 /// `timeoutMs`: a non-negative integer of milliseconds that `setTimeout` can wait.
 pub fn timeout_option(key: &str, value: f64) -> Result<f64, ConfigError> {
-    whole_number(SUMMARIZE_CALL, key, value, MAX_TIMEOUT_MS, "omit it for no deadline")
+    whole_number(SUMMARIZE_CALL, key, value, 0.0, MAX_TIMEOUT_MS, "omit it for no deadline")
 }
 
-/// `omit_hint` is formatted only for a refusal: a stage is built per request.
-fn whole_number(call: &str, key: &str, value: f64, max: f64, omit_hint: impl fmt::Display) -> Result<f64, ConfigError> {
-    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= max {
+/// An integer from `min` (0 or 1) to `max`. `omit_hint` is formatted only
+/// for a refusal: a stage is built per request.
+fn whole_number(
+    call: &str,
+    key: &str,
+    value: f64,
+    min: f64,
+    max: f64,
+    omit_hint: impl fmt::Display,
+) -> Result<f64, ConfigError> {
+    if value.is_finite() && value >= min && value.fract() == 0.0 && value <= max {
         Ok(value)
     } else {
+        let kind = if min > 0.0 { "a positive integer" } else { "a non-negative integer" };
         Err(ConfigError::invalid(
             call,
             ErrorClass::RangeError,
             key,
-            &format!("a non-negative integer no larger than {}", js_number_to_string(max)),
+            &format!("{kind} no larger than {}", js_number_to_string(max)),
             &format!("a number ({})", js_number_to_string(value)),
-            &format!("Fix: pass a whole number >= 0, or {omit_hint}."),
+            &format!("Fix: pass a whole number >= {}, or {omit_hint}.", js_number_to_string(min)),
         ))
     }
 }
@@ -583,9 +599,25 @@ mod tests {
                 && err.message.contains("(5000)")
                 && err.message.contains("at least 6000")
         );
-        for (lease, timeout) in [(0.0, None), (1.5, None), (0.0, Some(0.0)), (f64::NAN, None)] {
+        for (lease, timeout) in [(0.0, None), (0.0, Some(0.0)), (f64::NAN, None)] {
             let err = claim_lease_option(true, Some(lease), timeout, true).unwrap_err();
             assert!(err.message.contains("a whole number of ms, at least 1;"), "{}", err.message);
+            assert!(err.message.ends_with("Fix: pass a longer lease, or omit it for the default."), "{}", err.message);
+        }
+        for lease in [1.5, 9_007_199_254_740_992.0, 1e300] {
+            let err = claim_lease_option(true, Some(lease), None, true).unwrap_err();
+            assert!(
+                err.message.contains("a whole number of ms, at least 1, and at most 9007199254740991;"),
+                "{}",
+                err.message
+            );
+            assert!(
+                err.message.ends_with(
+                    "Fix: pass a whole number of ms from 1 to 9007199254740991, or omit it for the default."
+                ),
+                "{}",
+                err.message
+            );
         }
         let err = claim_lease_option(true, None, None, false).unwrap_err();
         assert!(err.message.contains("`store`") && err.message.contains("putIfVersion"), "{}", err.message);
@@ -665,9 +697,14 @@ mod tests {
     #[test]
     fn max_summaries_is_a_positive_integer() {
         assert_eq!(max_summaries_option(1.0), Ok(1));
-        for bad in [0.0, -1.0, 1.5, f64::NAN] {
+        for bad in [0.0, -1.0, 1.5, f64::NAN, 9_007_199_254_740_992.0] {
             let error = max_summaries_option(bad).unwrap_err();
-            assert!(error.message.starts_with("summarize(config): `maxSummaries`"), "{}", error.message);
+            assert!(
+                error.message.starts_with("summarize(config): `maxSummaries` must be a positive integer"),
+                "{}",
+                error.message
+            );
+            assert!(!error.message.contains(">= 0"), "0 is refused, so no fix offers it: {}", error.message);
         }
         assert_eq!(trigger_chars_option(0.0), Ok(0));
     }

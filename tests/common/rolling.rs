@@ -92,6 +92,22 @@ fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
     let (class, message) = refusal("({ llm: async () => '', maxSummaries: 0 })");
     assert_eq!(class, "RangeError");
     assert!(message.contains("`maxSummaries` must be a positive integer"), "{message}");
+    // Each refusal names what the key takes, not what other counts take.
+    assert_refused(
+        "({ llm: async () => '', maxSummaries: '2' })",
+        "TypeError",
+        "`maxSummaries` must be a positive integer; received a string (\"2\")",
+    );
+    assert_refused(
+        "({ llm: async () => '', maxSummaries: 1.5 })",
+        "RangeError",
+        "received a number (1.5). Fix: pass a whole number >= 1, or omit it for no bound.",
+    );
+    assert_refused(
+        "({ llm: async () => '', store: { put() {}, putIfVersion() {} }, claims: true, claimLeaseMs: 2 ** 53 })",
+        "RangeError",
+        "Fix: pass a whole number of ms from 1 to 9007199254740991, or omit it for the default.",
+    );
 }
 
 #[wasm_bindgen_test]
