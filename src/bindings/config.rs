@@ -105,9 +105,9 @@ impl Settings {
             if !(llm.is_object() && has(&llm, "llm.complete", Callee::complete)) {
                 return Err(refused(Key::Llm, &llm));
             }
-            match model.and_then(|model| model.as_string()).filter(|model| !model.is_empty()) {
-                Some(model) => Shape::Provider { model },
-                None => return Err(ConfigError::model_required(&describe(&option(copy, Key::Model)))),
+            match model.as_ref().map(|model| text_of(Key::Model, model)).transpose()?.flatten() {
+                Some(model) if !model.is_empty() => Shape::Provider { model },
+                _ => return Err(ConfigError::model_required(&describe(&option(copy, Key::Model)))),
             }
         };
         let store = get(Key::Store);
@@ -129,7 +129,8 @@ impl Settings {
         core.ttl_ms = number(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
         core.timeout_ms = number(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
 
-        let text = |key: Key| get(key).map(|value| value.as_string().ok_or_else(|| refused(key, &value))).transpose();
+        let text =
+            |key: Key| get(key).map(|value| text_of(key, &value)?.ok_or_else(|| refused(key, &value))).transpose();
         let system_prompt = text(Key::SystemPrompt)?;
         let strategy_id = text(Key::StrategyId)?.unwrap_or_else(|| DEFAULT_STRATEGY_ID.to_owned());
         let tier = match get(Key::SummaryTier) {
@@ -197,6 +198,17 @@ fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
         number(SUMMARIZE_CALL, &value, &keep_details_field(key))
     })
     .map(Some)
+}
+
+/// A string option's text (None for any other value). A lone surrogate is
+/// refused: Rust's text cannot hold one, and the stage would send or emit
+/// another string than the caller gave.
+fn text_of(key: Key, value: &JsValue) -> Result<Option<String>, ConfigError> {
+    match value.dyn_ref::<JsString>() {
+        Some(text) if text.is_well_formed() => Ok(Some(String::from(text))),
+        Some(_) => Err(ConfigError::not_well_formed(key, &describe(value))),
+        None => Ok(None),
+    }
 }
 
 /// How a refusal names an object whose reading threw.

@@ -228,6 +228,19 @@ Math.ceil(text.length / 4)."
         ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, "config", "an object", found, fix)
     }
 
+    /// A string option holding a lone surrogate, which the stage would have
+    /// to change (to U+FFFD) before sending or emitting it.
+    pub fn not_well_formed(key: Key, found: &str) -> ConfigError {
+        ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            key.name(),
+            "well-formed text",
+            &format!("{found}, which holds a lone surrogate"),
+            "Fix: pass the text without the unpaired surrogate, or omit it.",
+        )
+    }
+
     pub fn model_required(received: &str) -> ConfigError {
         ConfigError {
             class: ErrorClass::Error,

@@ -92,6 +92,19 @@ fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
     let (class, message) = refusal("({ llm: async () => '', maxSummaries: 0 })");
     assert_eq!(class, "RangeError");
     assert!(message.contains("`maxSummaries` must be a positive integer"), "{message}");
+    // Text with a lone surrogate would be sent or emitted changed (U+FFFD).
+    for key in ["strategyId", "systemPrompt"] {
+        assert_refused(
+            &format!("({{ llm: async () => '', {key}: 'sid\\ud800' }})"),
+            "TypeError",
+            &format!("`{key}` must be well-formed text; received a string (\"sid\\ud800\"), which holds a lone surrogate"),
+        );
+    }
+    assert_refused(
+        "({ llm: { complete: async () => ({ content: '' }) }, model: 'mini\\udfff' })",
+        "TypeError",
+        "`model` must be well-formed text",
+    );
     // Each refusal names what the key takes, not what other counts take.
     assert_refused(
         "({ llm: async () => '', maxSummaries: '2' })",
