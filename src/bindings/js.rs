@@ -6,13 +6,14 @@
 use js_sys::{Array, JsString, Object, Promise};
 use wasm_bindgen::prelude::*;
 
+use crate::core::events::bounded_cause;
+
 #[wasm_bindgen(module = "/src/bindings/glue.js")]
 extern "C" {
     /// `a number (42)`: a short, safe description of any value.
     pub fn describe(value: &JsValue) -> String;
-    /// An `Error`'s message, or `String(value)` for anything else.
     #[wasm_bindgen(js_name = causeOf)]
-    pub fn cause_of(error: &JsValue) -> String;
+    fn whole_cause_of(error: &JsValue) -> String;
     /// A native promise of what `await value` gives.
     pub fn awaitable(value: &JsValue) -> Promise;
     /// `{ ...value }`: its own enumerable properties, each read once.
@@ -65,6 +66,12 @@ extern "C" {
     /// browsers (`latches.rs` falls back on a host without it).
     #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
     pub fn fill_random(bytes: &mut [u8]) -> Result<(), JsValue>;
+}
+
+/// An `Error`'s message, or `String(value)` for anything else, as events
+/// and warnings quote it (`bounded_cause`).
+pub fn cause_of(error: &JsValue) -> String {
+    bounded_cause(whole_cause_of(error))
 }
 
 /// What the stage reads of the caller's objects (SPEC §2), field by field.

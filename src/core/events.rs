@@ -7,6 +7,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::details::Audit;
+use super::format::utf16_len;
 use super::js_number::JsNumber;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -761,6 +762,29 @@ pub fn recall_refused(event: &mut Event, cause: &str) {
     event.output_count = event.input_count;
 }
 
+/// The most UTF-16 units of a failure's cause an event or a warning quotes.
+/// A provider may put a whole response body in an error's message, and an
+/// event is cloned by footprintjs and kept in its history.
+pub const MAX_CAUSE_CHARS: usize = 1000;
+
+/// `cause`, cut to [`MAX_CAUSE_CHARS`] at a character boundary, saying how
+/// long it was.
+pub fn bounded_cause(cause: String) -> String {
+    let total = utf16_len(&cause);
+    if total <= MAX_CAUSE_CHARS {
+        return cause;
+    }
+    let mut units = 0;
+    let end = cause
+        .char_indices()
+        .find(|(_, c)| {
+            units += c.len_utf16();
+            units > MAX_CAUSE_CHARS
+        })
+        .map_or(cause.len(), |(at, _)| at);
+    format!("{}\u{2026} ({total} chars in all)", &cause[..end])
+}
+
 /// How a spot names a value that threw while it was read or iterated
 /// (`doing`): `unreadable (reading it threw: cause)`.
 pub fn threw(doing: &str, cause: &str) -> String {
@@ -1154,6 +1178,16 @@ call this turn"
     /// writes a float with its `.0`, as JS does not).
     fn json(evidence: &Evidence) -> String {
         serde_json::to_string(evidence).expect("evidence serializes").replace(".0,", ",").replace(".0}", "}")
+    }
+
+    #[test]
+    fn a_long_cause_is_cut_at_a_character_and_says_how_long_it_was() {
+        assert_eq!(bounded_cause("HTTP 500".into()), "HTTP 500");
+        let exact = "x".repeat(MAX_CAUSE_CHARS);
+        assert_eq!(bounded_cause(exact.clone()), exact);
+        // An emoji is two UTF-16 units: the cut never splits one.
+        let long = format!("{}😀😀", "x".repeat(MAX_CAUSE_CHARS - 1));
+        assert_eq!(bounded_cause(long), format!("{}\u{2026} (1003 chars in all)", "x".repeat(MAX_CAUSE_CHARS - 1)));
     }
 
     #[test]

@@ -242,6 +242,24 @@ async fn a_scope_that_refuses_the_new_recall_keeps_its_own_and_the_event_says_so
     );
 }
 
+/// A provider may put a whole response body in an error's message: the
+/// event and the warning quote its first 1,000 characters and say how long
+/// it was, instead of carrying it into every clone of the event.
+#[wasm_bindgen_test]
+async fn a_long_error_message_is_quoted_in_part() {
+    let body = format!("HTTP 500: {}", "<html>".repeat(4000));
+    let f = Fixture::new(json!({ "reply": { "reject": body } }), small_config());
+    f.h.capture_warnings();
+    let result = f.fold(&conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" }))).await;
+    f.h.restore_warnings();
+    let reason = reason(&first_payload(&result)).to_owned();
+    assert!(reason.ends_with("\u{2026} (24010 chars in all)"), "{}", &reason[reason.len() - 80..]);
+    assert!(reason.contains("Cause: HTTP 500: <html><html>"), "{reason}");
+    assert!(reason.len() < 1400, "{} chars", reason.len());
+    let warning = f.field("warnings")[0].as_str().unwrap().to_owned();
+    assert!(warning.len() < 1400 && warning.contains("(24010 chars in all)"), "{warning}");
+}
+
 /// A hook that calls the stage from inside every visit nests visits without
 /// end. Each holds part of the instance's stack, and a few hundred deep it
 /// would overflow, failing every conversation's visit in flight. So the

@@ -97,7 +97,9 @@ fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
         assert_refused(
             &format!("({{ llm: async () => '', {key}: 'sid\\ud800' }})"),
             "TypeError",
-            &format!("`{key}` must be well-formed text; received a string (\"sid\\ud800\"), which holds a lone surrogate"),
+            &format!(
+                "`{key}` must be well-formed text; received a string (\"sid\\ud800\"), which holds a lone surrogate"
+            ),
         );
     }
     assert_refused(
