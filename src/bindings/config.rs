@@ -212,7 +212,7 @@ fn text_of(key: Key, value: &JsValue) -> Result<Option<String>, ConfigError> {
 }
 
 /// How a refusal names an object whose reading threw.
-fn unreadable_object(error: &JsValue) -> String {
+pub fn unreadable_object(error: &JsValue) -> String {
     format!("an object that cannot be read (reading it threw: {})", cause_of(error))
 }
 

@@ -1,26 +1,36 @@
 //! JS entry points of the offline `extractive` summarizer (core/extractive.rs).
 //! The package entry wraps them as `extractive(options) => async (messages) => text`.
 
-use js_sys::{Array, Reflect};
+use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::config::{count, to_js_error};
-use super::js::describe;
-use crate::core::config::{ConfigError, EXTRACTIVE_CALL};
+use super::config::{count, to_js_error, unreadable_object};
+use super::js::{self, describe, plain_copy};
+use crate::core::config::{ConfigError, EXTRACTIVE_CALL, EXTRACTIVE_MAX_CHARS};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 
-/// Validates `extractive(options)` and returns its budget; throws on bad options.
+/// Validates `extractive(options)` and returns its budget; throws on bad
+/// options. They are read once, as `summarize`'s are: a key it does not
+/// take (`maxchars`) is refused, not ignored.
 #[wasm_bindgen(js_name = extractiveBudget)]
 pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
     if options.is_undefined() {
         return Ok(DEFAULT_MAX_CHARS as f64);
     }
-    if !options.is_object() {
-        return Err(to_js_error(ConfigError::extractive_options(&describe(&options))));
+    let refusal = |found: &str| to_js_error(ConfigError::extractive_options(found));
+    if !options.is_object() || options.is_function() || js::is_array(&options).unwrap_or(true) {
+        return Err(refusal(&describe(&options)));
     }
-    let max_chars = Reflect::get(&options, &JsValue::from_str("maxChars")).unwrap_or(JsValue::UNDEFINED);
-    count(EXTRACTIVE_CALL, &max_chars, "maxChars", DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(to_js_error)
+    let fields = plain_copy(&options).map_err(|error| refusal(&unreadable_object(&error)))?;
+    for key in Object::keys(&fields) {
+        let name = String::from(key.unchecked_ref::<JsString>());
+        if name != EXTRACTIVE_MAX_CHARS {
+            return Err(refusal(&format!("an object with `{name}`")));
+        }
+    }
+    let max_chars = Reflect::get(&fields, &JsValue::from_str(EXTRACTIVE_MAX_CHARS)).unwrap_or_default();
+    count(EXTRACTIVE_CALL, &max_chars, EXTRACTIVE_MAX_CHARS, DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(to_js_error)
 }
 
 /// The summary of `messages` (the stage's callback shape: the instruction

@@ -353,6 +353,9 @@ const MAX_CHARS: &str = "maxChars";
 /// `keepDetails: { maxDetails, maxChars }`'s keys: the only ones it takes.
 pub const KEEP_DETAILS_KEYS: [&str; 2] = [MAX_DETAILS, MAX_CHARS];
 
+/// The one key `extractive(options)` takes: its budget in UTF-16 units.
+pub const EXTRACTIVE_MAX_CHARS: &str = MAX_CHARS;
+
 /// How a refusal names a field of the object form: `keepDetails.maxChars`.
 pub fn keep_details_field(key: &str) -> String {
     format!("{}.{key}", Key::KeepDetails.name())

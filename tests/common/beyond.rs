@@ -439,4 +439,16 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
     }
     assert!(api::extractive_budget(js(&json!({ "maxChars": -1 }))).is_err());
     assert_eq!(api::extractive_budget(JsValue::UNDEFINED).unwrap(), 1200.0);
+    assert_eq!(api::extractive_budget(js(&json!({ "maxChars": 300 }))).unwrap(), 300.0);
+    // Options are checked as summarize's are: nothing is ignored silently.
+    for (options, says) in [
+        ("({ maxchars: 300 })", "received an object with `maxchars`"),
+        ("[300]", "received an array (length 1)"),
+        ("({ get maxChars() { throw new Error('lazy') } })", "received an object that cannot be read (reading it threw: lazy)"),
+    ] {
+        let error = api::extractive_budget(eval(options)).unwrap_err();
+        let message = get(&error, "message").as_string().unwrap();
+        assert!(message.starts_with("extractive(options): `options` must be an object like { maxChars }"), "{message}");
+        assert!(message.contains(says), "{options}: {message}");
+    }
 }
