@@ -126,23 +126,29 @@ where
     I: IntoIterator<Item = &'a str>,
     I::IntoIter: DoubleEndedIterator,
 {
-    let mut seen = HashSet::new();
+    // A conversation repeats its details (an order number in every turn):
+    // a spelling seen once is not put in canonical form again.
+    let mut spellings = HashSet::new();
+    let mut canonicals = HashSet::new();
     let mut details = Vec::new();
     'texts: for text in span.into_iter().rev() {
         for detail in find(text).into_iter().rev() {
             if details.len() == MAX_AUDITED {
                 break 'texts;
             }
-            if seen.insert(canonical(&detail)) {
-                details.push(detail);
+            if !spellings.insert(detail) {
+                continue;
+            }
+            let canonical = canonical(detail);
+            if canonicals.insert(canonical.clone()) {
+                details.push((detail.to_owned(), canonical));
             }
         }
     }
     details.reverse();
     let summary = canonical(summary);
-    let (kept, dropped): (Vec<String>, Vec<String>) =
-        details.into_iter().partition(|detail| summary.contains(&canonical(detail)));
-    Audit { kept: kept.len(), pinned: None, dropped }
+    let (kept, dropped): (Vec<_>, Vec<_>) = details.into_iter().partition(|(_, canonical)| summary.contains(canonical));
+    Audit { kept: kept.len(), pinned: None, dropped: dropped.into_iter().map(|(detail, _)| detail).collect() }
 }
 
 /// The text every spelling of a detail shares: lower case, letters and
@@ -235,8 +241,9 @@ fn words(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Every detail in `text`, in order (a detail may repeat).
-pub fn find(text: &str) -> Vec<String> {
+/// Every detail in `text`, in order (a detail may repeat), each as written
+/// there.
+pub fn find(text: &str) -> Vec<&str> {
     let words = words(text);
     let mut found = Vec::new();
     let mut at = 0;
@@ -256,7 +263,7 @@ pub fn find(text: &str) -> Vec<String> {
 /// The detail that starts at `words[at]`, and how many words it spans.
 /// `words` are slices of `text`, so a detail of several words is the text
 /// from the first to the last, as written.
-fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
+fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str>, usize) {
     let word = words[at];
     let next = words.get(at + 1).copied().unwrap_or("");
     // The lists are ASCII, so ASCII case folding is every case.
@@ -265,7 +272,7 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     let offset = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize;
     let joined = |count: usize| {
         let last = words[at + count - 1];
-        text.get(offset(word)..offset(last) + last.len()).unwrap_or(word).to_owned()
+        text.get(offset(word)..offset(last) + last.len()).unwrap_or(word)
     };
     // Most words are prose: with no digit and none of the marks a detail
     // carries, only a month's name before a day or a currency's name before
@@ -289,23 +296,23 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
         return (None, 1);
     }
     if starts("http://") || starts("https://") || (starts("www.") && word.len() > 6) {
-        return (Some(word.to_owned()), 1);
+        return (Some(word), 1);
     }
     if is_email(word) {
-        return (Some(word.to_owned()), 1);
+        return (Some(word), 1);
     }
     if let Some(count) = phone_words(words, at) {
         return (Some(joined(count)), count);
     }
     if is_date_numeric(word) {
-        return (Some(word.to_owned()), 1);
+        return (Some(word), 1);
     }
     if is_path(word) {
-        return (Some(word.to_owned()), 1);
+        return (Some(word), 1);
     }
     let symbol = word.starts_with(CURRENCY_SYMBOLS) || word.ends_with(CURRENCY_SYMBOLS);
     if symbol && is_amount(word.trim_matches(CURRENCY_SYMBOLS)) {
-        return (Some(word.to_owned()), 1);
+        return (Some(word), 1);
     }
     if is_amount(next) && is(word, CURRENCY_WORDS) {
         return (Some(joined(2)), 2);
@@ -315,7 +322,7 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     }
     if let Some(number) = word.strip_suffix('%') {
         if is_amount(number) {
-            return (Some(word.to_owned()), 1);
+            return (Some(word), 1);
         }
     }
     let per_cent =
@@ -338,11 +345,11 @@ fn detail_at(text: &str, words: &[&str], at: usize) -> (Option<String>, usize) {
     if let Some(split) = word.find(|c: char| !c.is_ascii_digit() && c != '.' && c != ',') {
         let (number, unit) = word.split_at(split);
         if !number.is_empty() && is_amount(number) && is(unit, UNITS) {
-            return (Some(word.to_owned()), 1);
+            return (Some(word), 1);
         }
     }
     if is_id(word) {
-        return (Some(word.to_owned()), 1);
+        return (Some(word), 1);
     }
     (None, 1)
 }
@@ -514,7 +521,7 @@ mod tests {
     use super::*;
 
     fn found(text: &str) -> Vec<String> {
-        find(text)
+        find(text).into_iter().map(str::to_owned).collect()
     }
 
     #[test]

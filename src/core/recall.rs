@@ -64,21 +64,19 @@ pub fn covered_by_another(ids: &[String], named: &[(usize, Vec<String>)]) -> Res
         }
     }
     let covered: Vec<bool> = ids.iter().map(|id| by_another.get(id.as_str()).copied().unwrap_or(false)).collect();
-    // What the summaries left in recall stand for, through the ones they took in.
-    let mut lists_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    // What the summaries left in recall stand for: what they name, and
+    // through each summary they name, what that one names.
+    let mut lists_by_owner_id: HashMap<&str, Vec<usize>> = HashMap::new();
     for (at, (owner, _)) in named.iter().enumerate() {
-        lists_by_id.entry(ids[*owner].as_str()).or_default().push(at);
+        lists_by_owner_id.entry(ids[*owner].as_str()).or_default().push(at);
     }
-    let names = |at: usize| {
-        let (owner, list) = &named[at];
-        list.iter().map(String::as_str).filter(move |id| *id != ids[*owner])
-    };
-    let mut pending: Vec<&str> = (0..named.len()).filter(|&at| !covered[named[at].0]).flat_map(names).collect();
+    let mut pending: Vec<usize> = (0..named.len()).filter(|&at| !covered[named[at].0]).collect();
     let mut reached: HashSet<&str> = HashSet::new();
-    while let Some(id) = pending.pop() {
-        if reached.insert(id) {
-            for &at in lists_by_id.get(id).into_iter().flatten() {
-                pending.extend(names(at));
+    while let Some(at) = pending.pop() {
+        let (owner, list) = &named[at];
+        for id in list {
+            if *id != ids[*owner] && reached.insert(id) {
+                pending.extend(lists_by_owner_id.get(id.as_str()).into_iter().flatten());
             }
         }
     }

@@ -444,7 +444,10 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
     for (options, says) in [
         ("({ maxchars: 300 })", "received an object with `maxchars`"),
         ("[300]", "received an array (length 1)"),
-        ("({ get maxChars() { throw new Error('lazy') } })", "received an object that cannot be read (reading it threw: lazy)"),
+        (
+            "({ get maxChars() { throw new Error('lazy') } })",
+            "received an object that cannot be read (reading it threw: lazy)",
+        ),
     ] {
         let error = api::extractive_budget(eval(options)).unwrap_err();
         let message = get(&error, "message").as_string().unwrap();
