@@ -110,19 +110,15 @@ let entryPoints;
 let failures = 0;
 let lastFailure;
 /**
- * A failure noted but not handled yet. Handling one takes stack (making a
- * fresh instance most of all), and a visit that fails deep in a caller's
- * own recursion may leave none: what could not be done then is done as
- * soon as there is stack again (a microtask, the next visit or task),
- * before anything enters an instance again.
+ * A failure noted but not handled yet: handling takes stack (making a fresh
+ * instance most of all), which a caller deep in its own recursion may not
+ * have left. A microtask handles it, or else the next visit, task or export.
  */
 let unhandled;
 /** What rejects every visit while no sound instance serves them. */
 let instanceFailure;
 /** Makes a fresh instance (the package entry's); none where there is no entry (the Wasm test suites). */
 let replaceInstance;
-/** The failure count a retry of the replacement is queued for. */
-let retryQueued;
 let nextId = 0;
 
 export function useEntryPoints(run, fold) {
@@ -163,6 +159,7 @@ export function makeStage(handle) {
 
 /** The reject functions of visits still in flight. */
 const inFlight = new Set();
+const settledPromise = Promise.resolve();
 
 /**
  * How many visits may run inside one another. A hook (a getter, `now`,
@@ -198,8 +195,16 @@ function guarded(visit) {
       failures += 1;
       unhandled = error;
     }
-    handleFailure();
-    return Promise.reject(lastFailure);
+    // Handled at once when the stack allows, and in any case by a microtask
+    // once it has unwound: a caller deep in its own recursion may leave none.
+    // (A promise's `then` is V8's own; Node's `queueMicrotask` needs more stack.)
+    try {
+      settledPromise.then(handleFailure);
+      handleFailure();
+    } catch {
+      // Left to the microtask, or to the next visit, task or export call.
+    }
+    return Promise.reject(unhandled ?? lastFailure);
   } finally {
     nestedVisits -= 1;
   }
@@ -239,6 +244,7 @@ export function guardTask(task) {
         failures += 1;
         unhandled = error;
       }
+      // A task runs on a stack of its own: there is room to handle it now.
       handleFailure();
     }
   };
@@ -256,8 +262,8 @@ export function currentFailure() {
 
 /**
  * Ends a failed instance: rejects every visit in flight in it, and replaces
- * it when it can; a replacement that cannot be made now (too little stack)
- * is tried again, at once as a microtask and then by every visit.
+ * it when it can; one that cannot be made yet is tried again by every
+ * visit, task and export call.
  */
 function handleFailure() {
   if (unhandled !== undefined) {
@@ -270,9 +276,9 @@ function handleFailure() {
       { cause: error },
     );
     instanceFailure = lastFailure;
-    unhandled = undefined;
     for (const reject of inFlight) reject(lastFailure);
     inFlight.clear();
+    unhandled = undefined;
   }
   if (instanceFailure === undefined || replaceInstance === undefined) return;
   try {
@@ -283,10 +289,6 @@ function handleFailure() {
       `footprint-summarize: the stage's WebAssembly instance failed and a fresh one cannot be made yet (${causeOf(error)}); every visit is rejected until one can, and each tries again`,
       { cause: error },
     );
-    if (retryQueued !== failures) {
-      retryQueued = failures;
-      queueMicrotask(handleFailure);
-    }
     return;
   }
   try {
