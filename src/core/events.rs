@@ -753,13 +753,16 @@ impl InvalidSpot {
 
 /// An event whose recall `scope.loaded` refused to take (a frozen scope, a
 /// setter that throws): the decision stands (a fold was paid for, and
-/// written back when it says so), and this turn's recall is as loaded.
+/// written back when it says so), and this turn's recall is as loaded, so
+/// the event drops and adds nothing.
 pub fn recall_refused(event: &mut Event, cause: &str) {
     event.reason = format!(
         "{}; but scope.loaded refused the new recall ({cause}), so the turn goes on with recall as loaded",
         event.reason
     );
     event.output_count = event.input_count;
+    event.dropped.clear();
+    event.added = None;
 }
 
 /// The most UTF-16 units of a failure's cause an event or a warning quotes.

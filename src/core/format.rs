@@ -141,8 +141,7 @@ pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> St
     let mut text = String::from(TRANSCRIPT_OPEN);
     for line in lines {
         text.push('\n');
-        let role = line.role.unwrap_or("unknown");
-        text.extend(role.chars().map(|c| if c.is_alphanumeric() || "_-.".contains(c) { c } else { '_' }));
+        text.push_str(&one_word(line.role.unwrap_or("unknown")));
         if let Some(turn) = line.turn {
             text.push_str(" (turn ");
             push_js_number(&mut text, turn);
@@ -172,6 +171,12 @@ fn reads_as_label(content: &str) -> bool {
             true => word.eq_ignore_ascii_case(part),
             false => word.as_bytes().get(..part.len()).is_some_and(|start| start.eq_ignore_ascii_case(part.as_bytes())),
         })
+}
+
+/// A role as one word: its letters, digits, `_`, `-` and `.`, and `_` for
+/// anything else, so no role can hold a line break or a `:` of its own.
+pub fn one_word(role: &str) -> String {
+    role.chars().map(|c| if c.is_alphanumeric() || "_-.".contains(c) { c } else { '_' }).collect()
 }
 
 /// Whether a reader may start a new line at `c`: `\n`, `\r`, the other

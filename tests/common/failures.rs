@@ -235,6 +235,7 @@ async fn a_scope_that_refuses_the_new_recall_keeps_its_own_and_the_event_says_so
     assert!(reason.contains("; but scope.loaded refused the new recall ("), "{reason}");
     assert!(reason.ends_with("), so the turn goes on with recall as loaded"), "{reason}");
     assert_eq!(payload["outputMemoryCount"], payload["inputMemoryCount"]);
+    assert_eq!((&payload["droppedIds"], &payload["addedIds"]), (&json!([]), &json!([])), "recall did not change");
     let warnings = f.field("warnings");
     assert!(
         warnings[0].as_str().unwrap().contains("scope.loaded refused the recall this visit settled to"),
