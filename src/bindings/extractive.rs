@@ -29,7 +29,13 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
             return Err(refusal(&format!("an object with `{name}`")));
         }
     }
-    let max_chars = Reflect::get(&fields, &JsValue::from_str(EXTRACTIVE_MAX_CHARS)).unwrap_or_default();
+    // Own fields were read by the copy; a `maxChars` a class or prototype
+    // gives is read once from the options themselves.
+    let key = JsValue::from_str(EXTRACTIVE_MAX_CHARS);
+    let unreadable = |error: JsValue| refusal(&unreadable_object(&error));
+    let inherited = !Reflect::has(&fields, &key).unwrap_or(true) && Reflect::has(&options, &key).map_err(unreadable)?;
+    let source = if inherited { &options } else { &fields };
+    let max_chars = Reflect::get(source, &key).map_err(unreadable)?;
     count(EXTRACTIVE_CALL, &max_chars, EXTRACTIVE_MAX_CHARS, DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(to_js_error)
 }
 

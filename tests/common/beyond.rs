@@ -440,6 +440,10 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
     assert!(api::extractive_budget(js(&json!({ "maxChars": -1 }))).is_err());
     assert_eq!(api::extractive_budget(JsValue::UNDEFINED).unwrap(), 1200.0);
     assert_eq!(api::extractive_budget(js(&json!({ "maxChars": 300 }))).unwrap(), 300.0);
+    // A budget a class or a prototype gives is read too.
+    for options in ["Object.create({ maxChars: 60 })", "new (class { get maxChars() { return 60; } })()"] {
+        assert_eq!(api::extractive_budget(eval(options)).unwrap(), 60.0, "{options}");
+    }
     // Options are checked as summarize's are: nothing is ignored silently.
     for (options, says) in [
         ("({ maxchars: 300 })", "received an object with `maxchars`"),
