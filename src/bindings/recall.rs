@@ -79,9 +79,11 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     }
     let mut recall = Recall::default();
     let mut named = Vec::new();
+    let mut budget = IdBudget { covered_ids: MAX_ENTRIES, units: MAX_CONTENT_UNITS };
     for (index, entry) in snapshot.iter().enumerate() {
         let loaded_len = snapshot.length() as usize;
-        let read = read_entry(&entry).map_err(|problem| Unusable { spot: problem.at(index), loaded_len })?;
+        let read =
+            read_entry(&entry, &mut budget).map_err(|problem| Unusable { spot: problem.at(index), loaded_len })?;
         if let Some(covered_ids) = read.covered_ids {
             named.push((index, covered_ids));
         }
@@ -146,8 +148,10 @@ enum Problem {
     Field(&'static str, JsValue, &'static str),
     /// Reading threw.
     Unreadable(JsValue),
-    /// `coveredIds` iterates more ids than any recall holds entries.
+    /// The recall's coverages name more ids, together, than a recall holds entries.
     TooManyCoveredIds,
+    /// The ids and covered ids hold more text, together, than a recall's contents may.
+    TooMuchIdText,
 }
 
 impl Problem {
@@ -160,8 +164,13 @@ impl Problem {
             Problem::TooManyCoveredIds => InvalidSpot::entry(
                 index,
                 "metadata.summarizes.coveredIds",
-                format!("an array whose iterator yields more than {MAX_ENTRIES} ids"),
-                &format!("an array of at most {MAX_ENTRIES} ids"),
+                format!("an array that brings the ids the recall's summaries name past {MAX_ENTRIES}"),
+                &format!("at most {MAX_ENTRIES} ids named by the recall's summaries together"),
+            ),
+            Problem::TooMuchIdText => InvalidSpot::too_large(
+                format!("entries whose ids and covered ids hold more than {MAX_CONTENT_UNITS} chars"),
+                "chars of ids",
+                MAX_CONTENT_UNITS,
             ),
         }
     }
@@ -187,7 +196,26 @@ fn finite_or(value: JsValue, otherwise: f64) -> f64 {
     value.as_f64().filter(|n| n.is_finite()).unwrap_or(otherwise)
 }
 
-fn read_entry(entry: &JsValue) -> Result<EntryRead, Problem> {
+/// What one visit copies of ids into Wasm, each entry's and each one a
+/// summary's coverage names, is bounded in all: a store holding summaries
+/// that name millions of long ids would otherwise exhaust the instance's
+/// memory, and so fail every other conversation's visit with it.
+struct IdBudget {
+    /// How many more ids the recall's coverages may name.
+    covered_ids: usize,
+    /// How many more UTF-16 units of id text may be copied.
+    units: usize,
+}
+
+impl IdBudget {
+    /// Takes `id`'s text out of the budget.
+    fn spend(&mut self, id: &JsString) -> Result<(), Problem> {
+        self.units = self.units.checked_sub(id.length() as usize).ok_or(Problem::TooMuchIdText)?;
+        Ok(())
+    }
+}
+
+fn read_entry(entry: &JsValue, budget: &mut IdBudget) -> Result<EntryRead, Problem> {
     if !entry.is_object() {
         return Err(Problem::Field("entry", entry.clone(), "a memory entry object"));
     }
@@ -196,6 +224,7 @@ fn read_entry(entry: &JsValue) -> Result<EntryRead, Problem> {
     let Some(id) = id.dyn_ref::<JsString>().cloned() else {
         return Err(Problem::Field("id", id, "a string"));
     };
+    budget.spend(&id)?;
     let value = entry.value()?;
     if !value.is_object() {
         return Err(Problem::Field("value", value, "an object with a `content`"));
@@ -219,11 +248,16 @@ fn read_entry(entry: &JsValue) -> Result<EntryRead, Problem> {
             let to_turn = finite_or(coverage.to_turn()?, 0.0);
             let from_turn = finite_or(coverage.from_turn()?, to_turn);
             // A copy by iteration: an exotic array (a Proxy) runs its traps here, where a throw is this entry's.
-            let copy = js::copy_up_to(&covered_ids, MAX_ENTRIES as u32)?;
-            if copy.length() as usize > MAX_ENTRIES {
-                return Err(Problem::TooManyCoveredIds);
+            let copy = js::copy_up_to(&covered_ids, budget.covered_ids as u32)?;
+            budget.covered_ids =
+                budget.covered_ids.checked_sub(copy.length() as usize).ok_or(Problem::TooManyCoveredIds)?;
+            let mut named = Vec::new();
+            for id in copy.iter() {
+                if let Some(id) = id.dyn_ref::<JsString>() {
+                    budget.spend(id)?;
+                    named.push(id_text(id));
+                }
             }
-            let named = copy.iter().filter_map(|id| id.dyn_ref::<JsString>().map(id_text)).collect();
             (Some(SummaryFacts { to_turn, from_turn }), false, Some(named))
         }
         None => (None, claim_in(&metadata)?, None),

@@ -205,11 +205,47 @@ async fn an_iterator_that_never_ends_is_invalid_input_not_a_process_out_of_memor
     let payload = first_payload(&result);
     assert!(
         reason(&payload).starts_with(
-            "invalid-input: loaded[0].metadata.summarizes.coveredIds is an array whose iterator yields more than 100000 \
-ids (expected an array of at most 100000 ids)"
+            "invalid-input: loaded[0].metadata.summarizes.coveredIds is an array that brings the ids the recall's \
+summaries name past 100000 (expected at most 100000 ids named by the recall's summaries together)"
         ),
         "{payload}"
     );
+    assert_eq!(f.call_count(), 0);
+}
+
+/// The ids a visit copies are bounded for the whole recall, not per
+/// summary: a store whose summaries each name many (or long) ids cannot
+/// exhaust the instance's memory, and with it every other conversation's
+/// visit.
+#[wasm_bindgen_test]
+async fn the_ids_a_recall_names_are_bounded_in_all() {
+    let f = Fixture::new(json!({}), small_config());
+    f.h.capture_warnings();
+    let many = eval("Array.from({ length: 60000 }, (_, n) => `id-${n}`)");
+    let mut loaded: Vec<JsValue> = conversation(6, 2, 100, "c1").iter().collect();
+    loaded.insert(0, summary_of("msg-summary-0-1", &many, 1.0));
+    loaded.insert(1, summary_of("msg-summary-0-2", &many, 2.0));
+    let result = f.fold(&array_of(&loaded), &JsValue::UNDEFINED).await;
+    let payload = first_payload(&result);
+    assert!(
+        reason(&payload).starts_with("invalid-input: loaded[1].metadata.summarizes.coveredIds is an array that brings"),
+        "{payload}"
+    );
+    let long = eval("Array.from({ length: 20 }, (_, n) => `${n}-` + 'x'.repeat(1024 * 1024))");
+    let mut loaded: Vec<JsValue> = conversation(6, 2, 100, "c1").iter().collect();
+    loaded.insert(0, summary_of("msg-summary-0-1", &long, 1.0));
+    let loaded = array_of(&loaded);
+    let result = f.fold(&loaded, &JsValue::UNDEFINED).await;
+    f.h.restore_warnings();
+    let payload = first_payload(&result);
+    assert!(
+        reason(&payload).starts_with(
+            "invalid-input: loaded is entries whose ids and covered ids hold more than 16777216 chars (expected at \
+most 16777216 chars of ids"
+        ),
+        "{payload}"
+    );
+    assert!(same(&get(&result, "recall"), &loaded), "recall as loaded");
     assert_eq!(f.call_count(), 0);
 }
 
