@@ -323,6 +323,21 @@ async fn a_recall_too_large_to_fold_is_served_verbatim_before_anything_is_copied
     assert_eq!(payload["inputMemoryCount"], 100001);
     assert!(same(&get(&result, "recall"), &huge));
 
+    // An array whose own iterator never ends is copied only until it holds
+    // more than any recall may: invalid input, not a process out of memory.
+    let endless = eval(
+        "Object.assign([{ id: 'a', value: { content: 'x' } }], { *[Symbol.iterator]() { for (;;) yield { id: 'a', value: { content: 'x' } }; } })",
+    );
+    let result = f.fold(&endless, &JsValue::UNDEFINED).await;
+    let payload = first_payload(&result);
+    assert!(
+        reason(&payload).starts_with(
+            "invalid-input: loaded is an array whose iterator yields more than 100000 entries (expected at most 100000 entries"
+        ),
+        "{payload}"
+    );
+    assert!(same(&get(&result, "recall"), &endless));
+
     let long = eval(
         "[{ id: 'a', value: { content: 'x'.repeat(16 * 1024 * 1024 + 1) } }, { id: 'b', value: { content: 'y' } }]",
     );
