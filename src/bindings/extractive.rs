@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::config::{count, to_js_error, unreadable_object};
-use super::js::{self, describe, plain_copy};
+use super::js::{self, describe, plain_copy_with};
 use crate::core::config::{ConfigError, EXTRACTIVE_CALL, EXTRACTIVE_MAX_CHARS};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 
@@ -22,20 +22,16 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
     if !options.is_object() || options.is_function() || js::is_array(&options).unwrap_or(true) {
         return Err(refusal(&describe(&options)));
     }
-    let fields = plain_copy(&options).map_err(|error| refusal(&unreadable_object(&error)))?;
+    // A `maxChars` a class or prototype gives is read once too.
+    let fields =
+        plain_copy_with(&options, &[EXTRACTIVE_MAX_CHARS]).map_err(|error| refusal(&unreadable_object(&error)))?;
     for key in Object::keys(&fields) {
         let name = String::from(key.unchecked_ref::<JsString>());
         if name != EXTRACTIVE_MAX_CHARS {
             return Err(refusal(&format!("an object with `{name}`")));
         }
     }
-    // Own fields were read by the copy; a `maxChars` a class or prototype
-    // gives is read once from the options themselves.
-    let key = JsValue::from_str(EXTRACTIVE_MAX_CHARS);
-    let unreadable = |error: JsValue| refusal(&unreadable_object(&error));
-    let inherited = !Reflect::has(&fields, &key).unwrap_or(true) && Reflect::has(&options, &key).map_err(unreadable)?;
-    let source = if inherited { &options } else { &fields };
-    let max_chars = Reflect::get(source, &key).map_err(unreadable)?;
+    let max_chars = Reflect::get(&fields, &JsValue::from_str(EXTRACTIVE_MAX_CHARS)).unwrap_or_default();
     count(EXTRACTIVE_CALL, &max_chars, EXTRACTIVE_MAX_CHARS, DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(to_js_error)
 }
 

@@ -30,19 +30,9 @@ pub fn read(identity: Result<JsValue, JsValue>) -> Result<VisitIdentity, Invalid
         // A primitive is plain data already, and names no conversation.
         return Ok(VisitIdentity { copy: identity, key: None });
     }
-    let copy = js::plain_copy(&identity).map_err(|error| unreadable(&error))?;
-    // A class may define the parts as getters on its prototype, which a
-    // spread leaves out: each such part is read once from there, so that
-    // the key and every store call see it.
-    for name in PART_NAMES {
-        let name = JsValue::from_str(name);
-        let inherited = !Reflect::has(&copy, &name).unwrap_or(true);
-        if inherited && Reflect::has(&identity, &name).map_err(|error| unreadable(&error))? {
-            let value = Reflect::get(&identity, &name).map_err(|error| unreadable(&error))?;
-            // A plain object takes any key.
-            let _ = Reflect::set(&copy, &name, &value);
-        }
-    }
+    // A class may define the parts as getters on its prototype: they are
+    // read once into the copy too, so the key and every store call see them.
+    let copy = js::plain_copy_with(&identity, &PART_NAMES).map_err(|error| unreadable(&error))?;
     // The copy holds plain data properties: reading them cannot throw.
     let [tenant, principal, conversation_id] =
         PART_NAMES.map(|name| part(Reflect::get(&copy, &JsValue::from_str(name))));

@@ -68,6 +68,22 @@ extern "C" {
     pub fn fill_random(bytes: &mut [u8]) -> Result<(), JsValue>;
 }
 
+/// `{ ...value }`, plus each of `names` that `value` inherits (a class's
+/// getter, a prototype's field), which a spread leaves out: every field is
+/// read once. May throw (a getter, a Proxy).
+pub fn plain_copy_with(value: &JsValue, names: &[&str]) -> Result<Object, JsValue> {
+    let copy = plain_copy(value)?;
+    for name in names {
+        let name = JsValue::from_str(name);
+        // The copy's own properties are plain data: asking it cannot throw.
+        if !js_sys::Reflect::has(&copy, &name).unwrap_or(true) && js_sys::Reflect::has(value, &name)? {
+            // A plain object takes any key.
+            let _ = js_sys::Reflect::set(&copy, &name, &js_sys::Reflect::get(value, &name)?);
+        }
+    }
+    Ok(copy)
+}
+
 /// An `Error`'s message, or `String(value)` for anything else, as events
 /// and warnings quote it (`bounded_cause`).
 pub fn cause_of(error: &JsValue) -> String {
