@@ -140,16 +140,16 @@ export function onInstanceFailure(replace) {
  * The stage function footprintjs calls, with `fold` attached, over a
  * handle (src/bindings/stage.rs). It always returns a real Promise.
  *
- * Every function Rust calls here returns instead of throwing, so an
- * exception out of a visit has unwound through Rust frames: a trap (running
+ * Every function Rust calls here returns instead of throwing, and a visit
+ * settles every outcome as a value, so an exception out of a visit, or a
+ * rejection of its promise, has unwound through Rust frames: a trap (running
  * out of memory, say) or a JS exception inside Wasm. The instance's state can
  * no longer be trusted, and visits waiting inside it would wait forever. So
  * that visit and every visit still in flight reject with the failure named,
  * and a fresh instance serves later visits, without the failed one's latches
  * and single flights (at most a repeated summarizer call); where nothing can
- * make one, every later visit rejects. (A trap in the async part of a visit,
- * after an await, happens in a wasm-bindgen-futures task this guard does not
- * see.)
+ * make one, every later visit rejects. (`guardTask` does the same for the
+ * part of a visit after an await.)
  */
 export function makeStage(handle) {
   const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
@@ -157,8 +157,7 @@ export function makeStage(handle) {
   return stage;
 }
 
-/** The reject functions of visits still in flight. */
-const inFlight = new Set();
+const inFlight = new Set(); // the reject functions of visits still in flight
 const settledPromise = Promise.resolve();
 
 /**
@@ -213,17 +212,23 @@ function guarded(visit) {
   if (failures !== born) return Promise.reject(lastFailure);
   return new Promise((resolve, reject) => {
     inFlight.add(reject);
-    visiting.then(
-      (value) => {
-        inFlight.delete(reject);
-        resolve(value);
-      },
-      (error) => {
-        inFlight.delete(reject);
-        reject(error);
-      },
-    );
+    visiting
+      .then(resolve, (error) => {
+        // The promise's executor caught it, before the catch above could.
+        noteFailure(error, born);
+        handleFailure();
+        reject(lastFailure);
+      })
+      .finally(() => inFlight.delete(reject));
   });
+}
+
+/** Notes a failure of the instance `born` counted, once per instance. */
+function noteFailure(error, born) {
+  if (failures === born) {
+    failures += 1;
+    unhandled = error;
+  }
 }
 
 /**
@@ -240,11 +245,8 @@ export function guardTask(task) {
     try {
       task();
     } catch (error) {
-      if (failures === born) {
-        failures += 1;
-        unhandled = error;
-      }
       // A task runs on a stack of its own: there is room to handle it now.
+      noteFailure(error, born);
       handleFailure();
     }
   };

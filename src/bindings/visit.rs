@@ -103,8 +103,9 @@ fn visit(
     target: Target,
 ) -> Promise {
     // The copy was checked at build and only the stage function holds it,
-    // so it reads the same at every visit; were it ever refused, that visit
-    // alone would reject, naming why.
+    // so it reads the same at every visit. Were it ever refused, the visit
+    // would reject, naming why, and the guard in glue.js would take that for
+    // a failure of the instance, as it takes every rejection of a visit.
     let settings = match stage.settings() {
         Ok(settings) => settings,
         Err(error) => return Promise::reject(&to_js_error(error)),

@@ -97,5 +97,22 @@ for (const node of nodes) {
       assert.match(waited, /^(resolved|rejected: footprint-summarize: the stage's WebAssembly instance failed)/, 'settled, not left pending');
     }
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a visit afterwards folds');
+    assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards too');
+  });
+
+  // A host that calls the stage at every level of its recursion, from the
+  // stack limit up: some visits fail the instance inside the promise the
+  // visit makes, where the promise's executor catches the failure. Each is
+  // still an instance failure: before, the fresh instance was left broken
+  // there, and every later visit of every stage rejected with `unreachable`.
+  test(`${node.name}: visits at every level of a recursion from the stack limit leave the package sound`, async () => {
+    const script = fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url));
+    const { code, stdout, stderr } = await runNode(script, ['--every-frame'], { node: node.command, timeout: 60_000 });
+    assert.equal(code, 0, stderr.slice(-2000));
+    const outcome = JSON.parse(stdout);
+    assert.ok(outcome.deepVisits > 100, `the stage was called at every level (${outcome.deepVisits} visits)`);
+    assert.equal(outcome.deepPending, 0, 'every visit settled');
+    assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
+    assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards');
   });
 }
