@@ -87,19 +87,15 @@ export async function awaitable(value) {
  * promise that never settles is never freed, so every deadline settles.
  */
 export function deadline(ms, marker) {
-  let timer;
-  let settle;
+  let clear;
   const promise = new Promise((resolve) => {
-    settle = resolve;
-    timer = setTimeout(resolve, ms, marker);
-  });
-  return {
-    promise,
-    clear: () => {
+    const timer = setTimeout(resolve, ms, marker);
+    clear = () => {
       clearTimeout(timer);
-      settle(undefined);
-    },
-  };
+      resolve(undefined);
+    };
+  });
+  return { promise, clear };
 }
 
 // Each instance registers its entry points as it starts (src/bindings/mod.rs),
