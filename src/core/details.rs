@@ -10,7 +10,8 @@
 //! cannot change its meaning (case, spacing, punctuation, thousands
 //! separators, a zero fraction, an ordinal suffix, a phone number's
 //! formatting), since reporting a kept detail as dropped is worse than
-//! missing a drop.
+//! missing a drop. It must be held whole, though: `$42` is not kept by a
+//! summary that says `$429`, nor `1.5 kg` by one that says `15 kg`.
 
 use std::collections::HashSet;
 
@@ -146,43 +147,103 @@ where
         }
     }
     details.reverse();
-    let summary = canonical(summary);
-    let (kept, dropped): (Vec<_>, Vec<_>) = details.into_iter().partition(|(_, canonical)| summary.contains(canonical));
+    let summary = Canonical::of(summary);
+    let (kept, dropped): (Vec<_>, Vec<_>) = details.into_iter().partition(|(_, canonical)| summary.holds(canonical));
     Audit { kept: kept.len(), pinned: None, dropped: dropped.into_iter().map(|(detail, _)| detail).collect() }
 }
 
-/// The text every spelling of a detail shares: lower case, letters and
-/// digits only (so spacing, punctuation and thousands separators go), no
-/// ordinal suffix (`3rd` → `3`) and no zero fraction (`429.00` → `429`).
+/// The text every spelling of a detail shares (see [`Canonical::of`]).
 fn canonical(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        if c.is_ascii_digit() {
-            out.push(c);
-            let rest = &text[at + 1..];
-            // A zero fraction after a number: `.00`, `,0` (three digits
-            // would be thousands: `5,000`).
-            if let Some(zeros) = rest.strip_prefix(['.', ',']) {
-                let digits = zeros.bytes().take_while(u8::is_ascii_digit).count();
-                if (1..=2).contains(&digits) && zeros.bytes().take(digits).all(|b| b == b'0') {
-                    for _ in 0..=digits {
-                        chars.next();
-                    }
+    Canonical::of(text).text
+}
+
+/// A text in the one spelling its details share, and where its words start
+/// and end in that spelling.
+struct Canonical {
+    text: String,
+    /// The byte offsets in `text` where a word of the original starts or ends, ascending.
+    bounds: Vec<usize>,
+}
+
+impl Canonical {
+    /// Lower case, letters and digits only (so spacing and punctuation go),
+    /// numbers without thousands separators and with `.` as the decimal one
+    /// ([`Canonical::push_number`]), and no ordinal suffix (`3rd` → `3`).
+    fn of(text: &str) -> Canonical {
+        let mut out = Canonical { text: String::new(), bounds: vec![0] };
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            if c.is_ascii_digit() {
+                let number = number_at(rest);
+                out.push_number(number);
+                rest = &rest[number.len()..];
+                // An ordinal suffix: `3rd`, `14th`.
+                let suffix = rest.get(..2).unwrap_or("");
+                let boundary =
+                    rest.get(2..).and_then(|after| after.chars().next()).is_none_or(|c| !c.is_alphanumeric());
+                if is_ordinal_suffix(suffix) && boundary {
+                    rest = &rest[2..];
                 }
+                continue;
             }
-            // An ordinal suffix: `3rd`, `14th`.
-            let suffix = rest.get(..2).unwrap_or("");
-            let boundary = rest.get(2..).and_then(|after| after.chars().next()).is_none_or(|c| !c.is_alphanumeric());
-            if is_ordinal_suffix(suffix) && boundary {
-                chars.next();
-                chars.next();
+            if c.is_alphanumeric() {
+                out.text.extend(c.to_lowercase());
+            } else {
+                out.bound();
             }
-        } else if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
+            rest = &rest[c.len_utf8()..];
+        }
+        out.bound();
+        out
+    }
+
+    /// Marks the end of a word (and the start of the next) where `text` ends now.
+    fn bound(&mut self) {
+        if self.bounds.last() != Some(&self.text.len()) {
+            self.bounds.push(self.text.len());
         }
     }
-    out
+
+    /// A number in its one spelling: `1,299.50`, `1.299,5` and `1299.5` are
+    /// `1299.5`, and `5,000.00` is `5000`. The decimal separator is the last
+    /// one, when it is the only one not followed by three digits (three
+    /// digits are thousands); it is written `.`, with the fraction's trailing
+    /// zeros left out, and all of it when they are all it holds.
+    fn push_number(&mut self, number: &str) {
+        let groups: Vec<&str> = number.split(['.', ',']).collect();
+        let (last, whole) = groups.split_last().unwrap_or((&"", &[]));
+        let decimal = !whole.is_empty() && last.len() != 3 && groups[1..].iter().filter(|g| g.len() != 3).count() == 1;
+        if !decimal {
+            groups.iter().for_each(|group| self.text.push_str(group));
+            return;
+        }
+        whole.iter().for_each(|group| self.text.push_str(group));
+        let fraction = last.trim_end_matches('0');
+        if !fraction.is_empty() {
+            self.text.push('.');
+            self.text.push_str(fraction);
+        }
+    }
+
+    /// Whether `detail` (in canonical spelling) is here as whole words.
+    fn holds(&self, detail: &str) -> bool {
+        let ends_a_word = |end: usize| self.bounds.binary_search(&end).is_ok();
+        !detail.is_empty()
+            && self.bounds.iter().any(|&start| self.text[start..].starts_with(detail) && ends_a_word(start + detail.len()))
+    }
+}
+
+/// The number `text` starts with: digits, with a `.` or `,` between two.
+fn number_at(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut end = 0;
+    while end < bytes.len()
+        && (bytes[end].is_ascii_digit()
+            || (matches!(bytes[end], b'.' | b',') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)))
+    {
+        end += 1;
+    }
+    &text[..end]
 }
 
 /// Whether `suffix` is an ordinal's (`st` of `1st`), in any case.
@@ -588,6 +649,37 @@ mod tests {
         assert_eq!(audit.found(), 5);
         assert_eq!(audit.dropped, ["dana@example.com"], "{audit:?}");
         assert_eq!(audit.kept, 4);
+    }
+
+    /// A summary that changed a detail did not keep it: the detail must be
+    /// there whole, and a decimal point is not a thousands separator.
+    #[test]
+    fn a_detail_is_kept_only_whole_and_with_its_decimal_point() {
+        for (said, summarized) in [
+            ("$42", "$429"),
+            ("March 3", "March 30"),
+            ("CS-2093", "CS-20931"),
+            ("dana@example.com", "bdana@example.com.au"),
+            ("15%", "since 2015"),
+            ("1.5 kg", "15 kg"),
+            ("$10.50", "$1,050"),
+            ("$42", "$1,042"),
+        ] {
+            let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
+            assert_eq!((audit.kept, audit.dropped.clone()), (0, vec![said.to_owned()]), "{said} → {summarized}");
+        }
+        for (said, summarized) in [
+            ("$1,299.50", "1299.5 dollars"),
+            ("1.299,50 EUR", "1,299.50 EUR"),
+            ("$10.50", "$10.5"),
+            ("2.5 kg", "2,5kg"),
+            ("14.03.2026", "14/03/2026"),
+            ("3.14159 m", "3.14159m"),
+            ("$42", "($42)"),
+        ] {
+            let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
+            assert_eq!((audit.kept, audit.dropped.len()), (1, 0), "{said} → {summarized}");
+        }
     }
 
     #[test]
