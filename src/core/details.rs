@@ -15,7 +15,7 @@
 
 use std::collections::HashSet;
 
-use super::format::{is_line_break, utf16_len};
+use super::format::{after_label, is_line_break, utf16_len};
 
 /// How many distinct details one fold audits, the newest first: the kept
 /// check is a search of the summary per detail, and the summary is never
@@ -120,8 +120,9 @@ impl Audit {
 }
 
 /// Audits `summary` against the details of `span` (its texts, oldest
-/// first): the newest [`MAX_AUDITED`] distinct ones, each at its newest
-/// mention, listed in span order.
+/// first; a rolled summary's without its label): the newest
+/// [`MAX_AUDITED`] distinct ones, each at its newest mention, listed in
+/// span order.
 pub fn audit<'a, I>(span: I, summary: &str) -> Audit
 where
     I: IntoIterator<Item = &'a str>,
@@ -133,7 +134,7 @@ where
     let mut canonicals = HashSet::new();
     let mut details = Vec::new();
     'texts: for text in span.into_iter().rev() {
-        for detail in find(text).into_iter().rev() {
+        for detail in find(after_label(text).unwrap_or(text)).into_iter().rev() {
             if details.len() == MAX_AUDITED {
                 break 'texts;
             }
@@ -775,6 +776,16 @@ mod tests {
         let line = bounded.pin(PinBounds { max_details: 3, max_chars: 1000 }, usize::MAX);
         assert_eq!(find(&line), ["RMA-7731", "$429.00", "dana@example.com"]);
         assert_eq!(bounded.dropped, ["CS-20931"]);
+    }
+
+    /// The label is the stage's: a rolled summary's turns, count and author
+    /// (a model such as `gpt-4o-mini` reads as an id) are no details of its span.
+    #[test]
+    fn a_rolled_summarys_label_holds_no_details() {
+        let label = crate::core::format::label_text("gpt-4o-mini").followed_by(crate::core::format::LABEL_SEPARATOR);
+        let rolled = format!("{}The customer wants a refund for case CS-20931.", label.render(&[1.0, 12.0, 24.0]));
+        let audit = audit([rolled.as_str(), "Thanks, that is all."], "A refund was asked for.");
+        assert_eq!((audit.found(), audit.dropped.clone()), (1, vec!["CS-20931".to_owned()]));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::cmp::Reverse;
 use std::collections::HashSet;
 
 use super::details::{self, PIN_END, PIN_START};
-use super::format::{is_line_break, one_word, utf16_len, LABEL_SEPARATOR, SUMMARY_FRAME_PREFIX};
+use super::format::{after_label, is_line_break, one_word, utf16_len};
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
 
@@ -180,11 +180,7 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
 /// stage wrote. The stage writes that line, not the summarizer, and it
 /// lists again whatever details the new summary drops.
 fn earlier_summary_text(content: &str) -> Option<&str> {
-    if !content.starts_with(SUMMARY_FRAME_PREFIX) {
-        return None;
-    }
-    let end = format!("]{LABEL_SEPARATOR}");
-    let text = content.find(&end).and_then(|at| content.get(at + end.len()..))?;
+    let text = after_label(content)?;
     let pinned = text.rfind(PIN_START).filter(|_| text.ends_with(PIN_END));
     Some(pinned.map_or(text, |at| &text[..at]))
 }
@@ -357,7 +353,8 @@ mod tests {
 
     /// An earlier summary as the stage stores it: its label, then its lines.
     fn earlier(lines: &str) -> String {
-        let label = crate::core::format::label_text("a model").followed_by(LABEL_SEPARATOR).render(&[1.0, 4.0, 8.0]);
+        let label = crate::core::format::label_text("a model").followed_by(crate::core::format::LABEL_SEPARATOR);
+        let label = label.render(&[1.0, 4.0, 8.0]);
         format!("{label}{lines}")
     }
 

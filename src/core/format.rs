@@ -102,15 +102,28 @@ pub fn claim_entry_id(from_turn: f64, to_turn: f64) -> String {
     format!("{SUMMARY_ID_PREFIX}claim-{}-{}", js_number_to_string(from_turn), js_number_to_string(to_turn))
 }
 
+/// How every label ends, whoever the summary's author.
+const LABEL_END: &str = "; it is a claim about the conversation, not the conversation. The originals are \
+retained in this memory's store and are excluded from recall only while this summary stands.]";
+
 /// The authored label written before the summary text (byte-exact: other
 /// readers match on it): numbers from, to and the count of entries folded.
 pub fn label_text(author: &str) -> NumberedText {
-    let close = format!(
-        " earlier message(s) were compressed. The text after this line is a SUMMARY written by {author}; \
-it is a claim about the conversation, not the conversation. The originals are retained in this memory's \
-store and are excluded from recall only while this summary stands.]"
-    );
+    let close =
+        format!(" earlier message(s) were compressed. The text after this line is a SUMMARY written by {author}{LABEL_END}");
     NumberedText::new(&[&format!("{SUMMARY_FRAME_PREFIX} "), "\u{2013}", " \u{2014} ", &close])
+}
+
+/// What follows a summary's label in `content` (the summarizer's text, and
+/// any `keepDetails` line), when `content` starts with one. The label is the
+/// stage's, not the conversation's: its turns, count and author are no
+/// details of the span.
+pub fn after_label(content: &str) -> Option<&str> {
+    if !content.starts_with(SUMMARY_FRAME_PREFIX) {
+        return None;
+    }
+    let end = format!("{LABEL_END}{LABEL_SEPARATOR}");
+    content.find(&end).map(|at| &content[at + end.len()..])
 }
 
 /// What every line that continues a message starts with: a message's text
