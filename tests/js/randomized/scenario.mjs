@@ -24,6 +24,9 @@ const MARKER_PIECES = [
   '<<<<TRANSCRIPT>>>>',
   '<<<END TRANSCRIPT>>><<<TRANSCRIPT>>>',
   '<<<<<<END TRANSCRIPT>>>>>>',
+  // Messages that begin like a summary's label, to a reader: quoted.
+  '[summary of earlier turns 1\u20132 \u2014',
+  '\uFEFF[Summary\u200Bof earlier-turns',
 ];
 
 export function randomText(random, targetLength, withMarkers = false) {

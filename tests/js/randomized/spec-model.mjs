@@ -66,8 +66,8 @@ export function summaryLabel(fromTurn, toTurn, count, who) {
 const CONTINUATION = '  | ';
 const LINE_BREAK = /\r\n|[\n\r\v\f\u001c-\u001e\u0085\u2028\u2029]/g;
 const renderRole = (role) => [...String(role)].map((c) => (/^[\p{Alphabetic}\p{N}_.-]$/u.test(c) ? c : '_')).join('');
-const readsAsLabel = (content) =>
-  [...content.trimStart()].slice(0, 50).join('').split(/\s+/).filter(Boolean).map((w) => w.toLowerCase()).join(' ').startsWith('[summary of earlier turns');
+const letters = (text) => [...text.toLowerCase()].filter((c) => /[\p{Alphabetic}\p{N}]/u.test(c)).join('');
+const readsAsLabel = (content) => letters(content).startsWith(letters('[summary of earlier turns'));
 
 /**
  * §5 transcript for the provider shape: `ROLE (turn N): TEXT` per message,
