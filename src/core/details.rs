@@ -9,7 +9,8 @@
 //! detail counts as kept whenever the summary holds it in any spelling that
 //! cannot change its meaning (case, spacing, punctuation, thousands
 //! separators, a zero fraction, an ordinal suffix, a phone number's
-//! formatting), since reporting a kept detail as dropped is worse than
+//! formatting, a currency or `%` as a sign or a word, before or after the
+//! number), since reporting a kept detail as dropped is worse than
 //! missing a drop. It must be held whole, though: `$42` is not kept by a
 //! summary that says `$429`, nor `1.5 kg` by one that says `15 kg`.
 
@@ -175,7 +176,8 @@ struct Canonical {
 impl Canonical {
     /// Lower case, letters and digits only (so spacing and punctuation go),
     /// numbers without thousands separators and with `.` as the decimal one
-    /// ([`Canonical::push_number`]), and no ordinal suffix (`3rd` → `3`).
+    /// ([`Canonical::push_number`]), no ordinal suffix (`3rd` → `3`), and no
+    /// currency or percentage words, as there are no such signs.
     fn of(text: &str) -> Canonical {
         let mut out = Canonical { text: String::new(), bounds: vec![0] };
         let mut rest = text;
@@ -190,6 +192,20 @@ impl Canonical {
                     rest.get(2..).and_then(|after| after.chars().next()).is_none_or(|c| !c.is_alphanumeric());
                 if is_ordinal_suffix(suffix) && boundary {
                     rest = &rest[2..];
+                }
+                continue;
+            }
+            if c.is_alphabetic() {
+                let word = &rest[..rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len())];
+                rest = &rest[word.len()..];
+                // A currency's or a percentage's word is a mark, as its sign
+                // is: `1,299 USD` is `USD 1,299` and `$1,299`, `20 percent` is `20%`.
+                match after_mark_word(word, rest) {
+                    Some(after) => {
+                        out.bound();
+                        rest = after;
+                    }
+                    None => out.text.extend(word.chars().flat_map(char::to_lowercase)),
                 }
                 continue;
             }
@@ -238,6 +254,18 @@ impl Canonical {
         !detail.is_empty()
             && self.bounds.iter().any(|&start| self.text[start..].starts_with(detail) && ends_a_word(start + detail.len()))
     }
+}
+
+/// When `word`, followed by `rest`, names a currency or a percentage
+/// (`USD`, `dollars`, `percent`, `per cent`), the text after it.
+fn after_mark_word<'a>(word: &str, rest: &'a str) -> Option<&'a str> {
+    let is = |known: &str| known.eq_ignore_ascii_case(word);
+    if is("percent") || CURRENCY_WORDS.iter().any(|&known| is(known)) {
+        return Some(rest);
+    }
+    let after_per = rest.trim_start();
+    let cent = after_per.get(..4).is_some_and(|next| next.eq_ignore_ascii_case("cent"));
+    (is("per") && cent && !after_per[4..].starts_with(char::is_alphabetic)).then(|| &after_per[4..])
 }
 
 /// The number `text` starts with: digits, with a `.` or `,` between two.
@@ -671,6 +699,8 @@ mod tests {
             ("1.5 kg", "15 kg"),
             ("$10.50", "$1,050"),
             ("$42", "$1,042"),
+            ("20 percent", "200%"),
+            ("1,299 USD", "USD 1,2990"),
         ] {
             let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
             assert_eq!((audit.kept, audit.dropped.clone()), (0, vec![said.to_owned()]), "{said} → {summarized}");
@@ -683,6 +713,11 @@ mod tests {
             ("14.03.2026", "14/03/2026"),
             ("3.14159 m", "3.14159m"),
             ("$42", "($42)"),
+            ("1,299 USD", "USD 1,299"),
+            ("1,299 USD", "$1,299"),
+            ("20 percent", "20%"),
+            ("20 per cent", "20 Percent"),
+            ("15%", "15 per cent"),
         ] {
             let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
             assert_eq!((audit.kept, audit.dropped.len()), (1, 0), "{said} → {summarized}");
