@@ -141,10 +141,16 @@ pub fn callback_answer(value: JsValue) -> Result<Answer, String> {
     Ok(Answer { text: text(value)?, usage: None })
 }
 
+/// The summary's text. A blank one is a failed call: folded, it would leave
+/// the label alone in place of the span, for as long as the summary stands.
 fn text(value: JsValue) -> Result<JsString, String> {
-    value
+    let text = value
         .dyn_into::<JsString>()
-        .map_err(|value| format!("the summarizer returned {} instead of a string", js::describe(&value)))
+        .map_err(|value| format!("the summarizer returned {} instead of a string", js::describe(&value)))?;
+    if text.trim().length() == 0 {
+        return Err(format!("the summarizer returned {} with no text to fold", js::describe(&text)));
+    }
+    Ok(text)
 }
 
 /// What a synchronous user function (`now`, `countTokens`) returned, when it

@@ -459,6 +459,9 @@ async fn summarizer_failures_serve_recall_verbatim_and_warn_once() {
         (json!({ "reject": "boom" }), "Cause: boom"),
         (json!({ "throw": "sync boom" }), "Cause: sync boom"),
         (json!({ "value": 42 }), "Cause: the summarizer returned a number (42) instead of a string"),
+        // Folded, a blank summary would leave the label alone in place of the span.
+        (json!({ "value": "" }), "Cause: the summarizer returned a string (\"\") with no text to fold"),
+        (json!({ "value": " \n\u{2028}" }), "Cause: the summarizer returned a string (\" \\n\u{2028}\") with no text to fold"),
     ];
     for shape in ["callback", "provider"] {
         for (reply, cause) in &cases {
