@@ -7,7 +7,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::details::Audit;
-use super::format::utf16_len;
+use super::format::{utf16_len, utf16_prefix};
 use super::js_number::JsNumber;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -777,15 +777,7 @@ pub fn bounded_cause(cause: String) -> String {
     if total <= MAX_CAUSE_CHARS {
         return cause;
     }
-    let mut units = 0;
-    let end = cause
-        .char_indices()
-        .find(|(_, c)| {
-            units += c.len_utf16();
-            units > MAX_CAUSE_CHARS
-        })
-        .map_or(cause.len(), |(at, _)| at);
-    format!("{}\u{2026} ({total} chars in all)", &cause[..end])
+    format!("{}\u{2026} ({total} chars in all)", utf16_prefix(&cause, MAX_CAUSE_CHARS))
 }
 
 /// How a spot names a value that threw while it was read or iterated

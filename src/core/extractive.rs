@@ -4,6 +4,8 @@
 //! speaker's role, and stays within a UTF-16 character budget.
 //!
 //! Output: one `role: sentence` line per kept sentence, in conversation order.
+//! When no line fits the budget or carries a fact, the best line cut at a
+//! word to fit (`…`): the stage refuses a blank summary.
 //! Selection is by score, ties going to the LATER sentence, so when a
 //! preference changes and the budget is tight the current one survives.
 //! The budget is `max_chars` or half the input, whichever is smaller: a
@@ -22,7 +24,7 @@ use std::cmp::Reverse;
 use std::collections::HashSet;
 
 use super::details::{self, PIN_END, PIN_START};
-use super::format::{after_label, is_line_break, one_word, utf16_len};
+use super::format::{after_label, is_line_break, one_word, utf16_len, utf16_prefix};
 
 pub const DEFAULT_MAX_CHARS: usize = 1200;
 
@@ -124,6 +126,9 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     // Long spans repeat lines ("Thanks, noted."): a set keeps dedupe linear.
     // Lines are compared as written, so a repeat is never kept twice.
     let mut seen = HashSet::new();
+    // The newest line that carries no fact: kept (cut to fit) only when no
+    // line of the span is, so that a span of filler folds into something.
+    let mut filler = None;
     for message in messages {
         // Only the stage's own summaries (role `system`): a user message
         // that merely starts with the label is the user's text.
@@ -139,10 +144,11 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
         }
         for sentence in sentences(lines) {
             let score = score(sentence);
+            let line = if earlier { sentence.to_owned() } else { format!("{}: {sentence}", one_word(message.role)) };
             if score == 0 {
+                filler = Some(line);
                 continue;
             }
-            let line = if earlier { sentence.to_owned() } else { format!("{}: {sentence}", one_word(message.role)) };
             if !seen.insert(line.clone()) {
                 continue;
             }
@@ -159,6 +165,7 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
         let within = if candidate.earlier { index as isize } else { isize::MAX - index as isize };
         (Reverse(candidate.score), !candidate.earlier, within)
     });
+    let best = order.first().map(|&index| candidates[index].line.clone());
     let mut used = 0;
     let mut any_kept = false;
     for index in order {
@@ -171,8 +178,29 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
             any_kept = true;
         }
     }
+    if !any_kept {
+        // Every line is longer than the budget (run-on text, a pasted log),
+        // or none carries a fact: the best one, cut at a word to fit, rather
+        // than an empty summary (which the stage refuses).
+        return best.or(filler).map(|line| cut_to_fit(&line, max_chars)).unwrap_or_default();
+    }
     let kept: Vec<&str> = candidates.iter().filter(|c| c.kept).map(|c| c.line.as_str()).collect();
     kept.join("\n")
+}
+
+/// `line` within `max_chars` UTF-16 units: whole, or cut after its last word
+/// that fits, with `…` to show the cut; "" when that leaves no word after
+/// the speaker's role.
+fn cut_to_fit(line: &str, max_chars: usize) -> String {
+    if utf16_len(line) <= max_chars {
+        return line.to_owned();
+    }
+    let start = utf16_prefix(line, max_chars.saturating_sub(1));
+    let words = start.rfind(char::is_whitespace).map_or("", |at| start[..at].trim_end());
+    if !words.contains(char::is_whitespace) {
+        return String::new();
+    }
+    format!("{words}\u{2026}")
 }
 
 /// An earlier summary's own text (its lines, after the label and without
@@ -302,6 +330,23 @@ mod tests {
         for budget in [0, 5, 40, 200] {
             assert!(utf16_len(&summarize(&conversation(), budget)) <= budget);
         }
+    }
+
+    /// The stage refuses a blank summary: a span whose every line is over
+    /// the budget, or whose lines carry no fact, still folds into one line.
+    #[test]
+    fn never_empty_while_the_span_has_a_line() {
+        let run_on = format!("Order #4512 {}", "and then the parcel went back and forth between depots ".repeat(25));
+        let messages = vec![Message { role: "user", content: &run_on }, Message { role: "assistant", content: &run_on }];
+        let text = summarize(&messages, 200);
+        let cut = text.strip_suffix('\u{2026}').unwrap_or_else(|| panic!("cut: {text}"));
+        assert!(format!("assistant: {run_on}").starts_with(cut) && cut.ends_with(" then"), "at a word: {text}");
+        assert!(utf16_len(&text) <= 200 && utf16_len(&text) > 180, "{text}");
+        let filler = [Message { role: "user", content: "Hi!" }, Message { role: "assistant", content: SMALL_TALK }];
+        assert_eq!(summarize(&filler, DEFAULT_MAX_CHARS), "assistant: Let me check.");
+        assert_eq!(summarize(&messages, 3), "", "not even a word fits");
+        assert_eq!(summarize(&messages, 20), "assistant: Order…", "a word after the role");
+        assert_eq!(summarize(&messages, 16), "", "the role alone is no summary");
     }
 
     #[test]

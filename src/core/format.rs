@@ -51,6 +51,16 @@ pub fn utf16_len(text: &str) -> usize {
     text.encode_utf16().count()
 }
 
+/// The longest start of `text` that is at most `max_units` UTF-16 units long.
+pub fn utf16_prefix(text: &str, max_units: usize) -> &str {
+    let mut units = 0;
+    let end = text.char_indices().find(|(_, c)| {
+        units += c.len_utf16();
+        units > max_units
+    });
+    &text[..end.map_or(text.len(), |(at, _)| at)]
+}
+
 /// Text with numbers in it: fixed pieces with one number written between
 /// each two, as JS's `String(n)` writes it (the label, the ids).
 #[derive(Clone, Debug, PartialEq)]
