@@ -542,9 +542,11 @@ pub fn ttl_option(key: &str, value: f64) -> Result<f64, ConfigError> {
     whole_number(SUMMARIZE_CALL, key, value, 0.0, MAX_SAFE_INTEGER, "omit it for no ttl")
 }
 
-/// `timeoutMs`: a non-negative integer of milliseconds that `setTimeout` can wait.
+/// `timeoutMs`: a positive integer of milliseconds that `setTimeout` can
+/// wait. 0 would fail every call, and reads to many as "no deadline",
+/// which is spelled by leaving it out.
 pub fn timeout_option(key: &str, value: f64) -> Result<f64, ConfigError> {
-    whole_number(SUMMARIZE_CALL, key, value, 0.0, MAX_TIMEOUT_MS, "omit it for no deadline")
+    whole_number(SUMMARIZE_CALL, key, value, 1.0, MAX_TIMEOUT_MS, "omit it for no deadline")
 }
 
 /// An integer from `min` (0 or 1) to `max`. `omit_hint` is formatted only
@@ -666,6 +668,9 @@ mod tests {
             .message
             .contains("no larger than 2147483647"));
         assert_eq!(ttl_option("ttlMs", 1e15), Ok(1e15), "a ttl is not a timer");
+        let zero = timeout_option("timeoutMs", 0.0).unwrap_err().message;
+        assert!(zero.contains("received a number (0)") && zero.contains("or omit it for no deadline"), "{zero}");
+        assert_eq!(timeout_option("timeoutMs", 1.0), Ok(1.0));
     }
 
     #[test]
