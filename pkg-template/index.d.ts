@@ -30,7 +30,9 @@
  *
  * Determinism: configure `temperature: 0` (and a seed where the provider has
  * one) on the summarizer, so the same span produces the same summary and
- * prompt caches stay warm.
+ * prompt caches stay warm. The request the stage sends carries no
+ * temperature: set it in the provider, or wrap it
+ * (`{ complete: (request) => provider.complete({ ...request, temperature: 0 }) }`).
  */
 
 // ─── Structural types the stage reads and writes ─────────────────────────────
@@ -296,7 +298,9 @@ export interface SummarizeEvent {
  * The 2.x summarizer shape: the caller makes the call and returns the text.
  * Kept because a hand-composed pipeline that already owns its provider does
  * not need the library to own it too. Receives the system instruction, then
- * the span's own message values, oldest first.
+ * the span's own message values, oldest first, as the store holds them: a
+ * value whose `content` is `null` or absent (which recall accepts) is passed
+ * as it is, so read `content` as possibly missing.
  */
 export type SummarizeCallback = (messages: readonly LLMMessage[]) => Promise<string>;
 
@@ -504,9 +508,14 @@ export interface SummaryCoverage {
   readonly fromTurn: number;
   /** Latest turn represented. Also the entry's `source.turn`. */
   readonly toTurn: number;
-  /** How many entries were folded. */
+  /** How many loaded entries were folded (an earlier summary rolled in counts as one). */
   readonly entryCount: number;
-  /** The exact entries this summary stands for. */
+  /**
+   * The exact entries this summary stands for, in span order: the ids of
+   * earlier summaries rolled in (`maxSummaries`) and of the raw entries,
+   * then, when it was paid for under a fleet's claim (`claims: true`), the
+   * claim's id, so `coveredIds.length` can be `entryCount + 1`.
+   */
   readonly coveredIds: readonly string[];
   /** Which model wrote it. Absent for the callback form — the caller knows. */
   readonly model?: string;
@@ -528,15 +537,19 @@ export declare function summaryCoverage(
   entry: MemoryEntry<unknown> | null | undefined,
 ): SummaryCoverage | undefined;
 
-/** True when this entry is a summary written by this stage. */
-export declare function isSummaryEntry(entry: MemoryEntry<unknown> | null | undefined): boolean;
+/** True when this entry is a summary (it carries a coverage): then its `metadata.summarizes` is typed. */
+export declare function isSummaryEntry(
+  entry: MemoryEntry<unknown> | null | undefined,
+): entry is MemoryEntry<unknown> & { readonly metadata: { readonly summarizes: SummaryCoverage } };
 
 /**
  * True when this entry is a fleet's claim on a span (`claims: true`): store
  * bookkeeping, never a message. The stage leaves claims out of recall; a
  * store or a reader that lists entries can tell them apart with this.
  */
-export declare function isSummaryClaim(entry: MemoryEntry<unknown> | null | undefined): boolean;
+export declare function isSummaryClaim(
+  entry: MemoryEntry<unknown> | null | undefined,
+): entry is MemoryEntry<unknown> & { readonly metadata: SummaryClaimEntry['metadata'] };
 
 /**
  * Build the stage. Throws at once on a bad config — a provider without
