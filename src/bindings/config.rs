@@ -15,6 +15,7 @@ use crate::core::config::{
     Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 use crate::core::details::PinBounds;
+use crate::core::events::threw;
 use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
@@ -145,6 +146,15 @@ impl Settings {
         };
         let claims = get(Key::Claims).map(|claims| claims.as_bool().ok_or_else(|| refused(Key::Claims, &claims)));
         let claims = claims.transpose()?.unwrap_or(false);
+        if let Some(store) = store.as_ref().filter(|_| claims && reading == Reading::Build) {
+            match store.unchecked_ref::<Callee>().put_if_version() {
+                Ok(method) if method.is_undefined() || method.is_function() => {}
+                Ok(other) => return Err(ConfigError::put_if_version_not_a_function(&describe(&other))),
+                Err(error) => {
+                    return Err(ConfigError::put_if_version_not_a_function(&threw("reading", &cause_of(&error))))
+                }
+            }
+        }
         core.claim_lease_ms = claim_lease_option(claims, number(Key::ClaimLeaseMs)?, core.timeout_ms, store.is_some())?;
 
         // `typeof` (not `instanceof`): a function from another realm is a function too.

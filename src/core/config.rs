@@ -253,6 +253,18 @@ provider has never heard of. Fix: name a cheap summarizer model, e.g. summarize(
         }
     }
 
+    /// `claims: true` with a store whose `putIfVersion` is there but is no
+    /// function: every turn's claim would fail, so no fold would be paid.
+    pub fn put_if_version_not_a_function(received: &str) -> ConfigError {
+        ConfigError {
+            class: ErrorClass::TypeError,
+            message: format!(
+                "summarize(config): `store.putIfVersion` must be a function when `claims` is true (received \
+{received}), or absent for a store that cannot take claims. Fix: pass the store's own putIfVersion, or omit `claims`."
+            ),
+        }
+    }
+
     pub fn model_with_callback(received: &str) -> ConfigError {
         ConfigError {
             class: ErrorClass::Error,

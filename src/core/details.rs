@@ -252,7 +252,10 @@ impl Canonical {
     fn holds(&self, detail: &str) -> bool {
         let ends_a_word = |end: usize| self.bounds.binary_search(&end).is_ok();
         !detail.is_empty()
-            && self.bounds.iter().any(|&start| self.text[start..].starts_with(detail) && ends_a_word(start + detail.len()))
+            && self
+                .bounds
+                .iter()
+                .any(|&start| self.text[start..].starts_with(detail) && ends_a_word(start + detail.len()))
     }
 }
 

@@ -337,7 +337,8 @@ mod tests {
     #[test]
     fn never_empty_while_the_span_has_a_line() {
         let run_on = format!("Order #4512 {}", "and then the parcel went back and forth between depots ".repeat(25));
-        let messages = vec![Message { role: "user", content: &run_on }, Message { role: "assistant", content: &run_on }];
+        let messages =
+            vec![Message { role: "user", content: &run_on }, Message { role: "assistant", content: &run_on }];
         let text = summarize(&messages, 200);
         let cut = text.strip_suffix('\u{2026}').unwrap_or_else(|| panic!("cut: {text}"));
         assert!(format!("assistant: {run_on}").starts_with(cut) && cut.ends_with(" then"), "at a word: {text}");

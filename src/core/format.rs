@@ -119,8 +119,9 @@ retained in this memory's store and are excluded from recall only while this sum
 /// The authored label written before the summary text (byte-exact: other
 /// readers match on it): numbers from, to and the count of entries folded.
 pub fn label_text(author: &str) -> NumberedText {
-    let close =
-        format!(" earlier message(s) were compressed. The text after this line is a SUMMARY written by {author}{LABEL_END}");
+    let close = format!(
+        " earlier message(s) were compressed. The text after this line is a SUMMARY written by {author}{LABEL_END}"
+    );
     NumberedText::new(&[&format!("{SUMMARY_FRAME_PREFIX} "), "\u{2013}", " \u{2014} ", &close])
 }
 

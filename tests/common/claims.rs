@@ -217,6 +217,20 @@ fn claim_options_are_checked_at_build_time() {
             "`claimLeaseMs`",
             "at least 3000: what the claim, the call and the write may take together (3 \u{d7} timeoutMs)",
         ),
+        // A putIfVersion that is there but is no function would fail every turn's claim.
+        (
+            "({ llm: async () => '', store: { put() {}, putIfVersion: 5 }, claims: true })".to_owned(),
+            "TypeError",
+            "`store.putIfVersion`",
+            "received a number (5)",
+        ),
+        (
+            "({ llm: async () => '', store: { put() {}, get putIfVersion() { throw new Error('no') } }, claims: true })"
+                .to_owned(),
+            "TypeError",
+            "`store.putIfVersion`",
+            "received unreadable (reading it threw: no)",
+        ),
     ];
     for (config, class, key, needle) in cases {
         let (got_class, message) = refusal(&config);
@@ -224,6 +238,10 @@ fn claim_options_are_checked_at_build_time() {
         assert!(message.contains(key) && message.contains(needle) && message.contains("Fix"), "{config}: {message}");
     }
     assert!(api::summarize(eval(&format!("({{ llm: async () => '', {store}, claims: false }})"))).is_ok());
+    // A store without putIfVersion runs as without claims, and says so in its first event.
+    assert!(api::summarize(eval(&format!("({{ llm: async () => '', {store}, claims: true }})"))).is_ok());
+    let odd = "({ llm: async () => '', store: { put() {}, putIfVersion: 5 }, claims: false })";
+    assert!(api::summarize(eval(odd)).is_ok(), "without claims, putIfVersion is never read");
 }
 
 #[wasm_bindgen_test]
@@ -295,24 +313,26 @@ async fn a_claim_past_the_deadline_makes_no_call_and_is_given_up_behind_it() {
     assert_eq!(f.field("rows")["msg-summary-claim-1-4"]["version"], version + 1.0, "the late claim is given up");
 }
 
+/// A store checked at build may break later (a revoked Proxy, a swapped
+/// method): each turn's claim then fails, and says why.
 #[wasm_bindgen_test]
 async fn a_put_if_version_that_cannot_be_read_is_a_failed_claim() {
-    let f = Fixture::with_functions(
-        json!({}),
-        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "claims": true }),
-        &[("store", eval("({ put: async () => {}, get putIfVersion() { throw new Error('proxy revoked') } })"))],
-    );
-    f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
-    assert_eq!(f.call_count(), 0);
-    let payload = f.only_event();
-    assert!(reason(&payload).contains("reading store.putIfVersion threw: proxy revoked"), "{}", reason(&payload));
-    let g = Fixture::with_functions(
-        json!({}),
-        json!({ "triggerMinEntries": 10, "preserveRecent": 4, "claims": true }),
-        &[("store", eval("({ put: async () => {}, putIfVersion: 'yes' })"))],
-    );
-    g.run(&g.scope(&conversation(6, 2, 100, "c1"))).await;
-    assert!(reason(&g.only_event()).contains("store.putIfVersion is a string (\"yes\"), not a function"));
+    for (broken, said) in [
+        ("{ get() { throw new Error('proxy revoked') } }", "reading store.putIfVersion threw: proxy revoked"),
+        ("{ value: 'yes' }", "store.putIfVersion is a string (\"yes\"), not a function"),
+    ] {
+        let store = eval("({ put: async () => {}, putIfVersion: async () => ({ applied: true }) })");
+        let f = Fixture::with_functions(
+            json!({}),
+            json!({ "triggerMinEntries": 10, "preserveRecent": 4, "claims": true }),
+            &[("store", store.clone())],
+        );
+        let breaks = format!("(store) => Object.defineProperty(store, 'putIfVersion', {broken})");
+        eval(&breaks).unchecked_into::<Function>().call1(&JsValue::UNDEFINED, &store).unwrap();
+        f.run(&f.scope(&conversation(6, 2, 100, "c1"))).await;
+        assert_eq!(f.call_count(), 0);
+        assert!(reason(&f.only_event()).contains(said), "{}", reason(&f.only_event()));
+    }
 }
 
 #[wasm_bindgen_test]
@@ -343,6 +363,7 @@ async fn the_give_up_calls_the_put_if_version_the_claim_read() {
     extra.as_object_mut().unwrap().extend([("claims".into(), json!(true)), ("claimLeaseMs".into(), json!(30000))]);
     let config = h.config(js(&extra));
     let store = get(&config, "store");
+    let stage = api::summarize(config).expect("valid config");
     let reads = eval(
         "(store) => { const put = store.putIfVersion; const reads = { count: 0 }; \
            Object.defineProperty(store, 'putIfVersion', { get() { reads.count += 1; return reads.count === 1 ? put : () => { throw new Error('second read'); }; } }); \
@@ -351,7 +372,6 @@ async fn the_give_up_calls_the_put_if_version_the_claim_read() {
     .unchecked_into::<Function>()
     .call1(&JsValue::UNDEFINED, &store)
     .unwrap();
-    let stage = api::summarize(config).expect("valid config");
     let fold: Function = get(&stage, "fold").dyn_into().unwrap();
     let promise: Promise = fold
         .call2(&JsValue::UNDEFINED, &conversation(6, 2, 100, "c1"), &js(&json!({ "conversationId": "c1" })))

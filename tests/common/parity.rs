@@ -461,7 +461,10 @@ async fn summarizer_failures_serve_recall_verbatim_and_warn_once() {
         (json!({ "value": 42 }), "Cause: the summarizer returned a number (42) instead of a string"),
         // Folded, a blank summary would leave the label alone in place of the span.
         (json!({ "value": "" }), "Cause: the summarizer returned a string (\"\") with no text to fold"),
-        (json!({ "value": " \n\u{2028}" }), "Cause: the summarizer returned a string (\" \\n\u{2028}\") with no text to fold"),
+        (
+            json!({ "value": " \n\u{2028}" }),
+            "Cause: the summarizer returned a string (\" \\n\u{2028}\") with no text to fold",
+        ),
     ];
     for shape in ["callback", "provider"] {
         for (reply, cause) in &cases {
