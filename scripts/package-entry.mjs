@@ -15,7 +15,7 @@
 // from the same compiled module. Stages built before keep working on it.
 import { compiledModule } from './wasm-init.js';
 import { createInstance } from './instance.js';
-import { currentFailure, onInstanceFailure } from './glue.js';
+import { currentFailure, guardedExport, onInstanceFailure } from './glue.js';
 
 function start() {
   const instance = createInstance();
@@ -31,29 +31,32 @@ onInstanceFailure(() => {
   current = start();
 });
 
-/** The sound instance; throws what keeps it out while none can be made. */
-function live() {
+/**
+ * Calls `call` with the sound instance, under the guard: throws what keeps
+ * it out while none can be made, and ends it when a call traps.
+ */
+function live(call) {
   const failure = currentFailure();
   if (failure !== undefined) throw failure;
-  return current;
+  return guardedExport(() => call(current));
 }
 
 export const { SUMMARY_ID_PREFIX, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX } = current.summaryConstants();
 
 export function summarize(config) {
-  return live().summarize(config);
+  return live((instance) => instance.summarize(config));
 }
 export function summaryEntryId(fromTurn, toTurn) {
-  return live().summaryEntryId(fromTurn, toTurn);
+  return live((instance) => instance.summaryEntryId(fromTurn, toTurn));
 }
 export function summaryCoverage(entry) {
-  return live().summaryCoverage(entry);
+  return live((instance) => instance.summaryCoverage(entry));
 }
 export function isSummaryEntry(entry) {
-  return live().isSummaryEntry(entry);
+  return live((instance) => instance.isSummaryEntry(entry));
 }
 export function isSummaryClaim(entry) {
-  return live().isSummaryClaim(entry);
+  return live((instance) => instance.isSummaryClaim(entry));
 }
 
 /**
@@ -62,6 +65,6 @@ export function isSummaryClaim(entry) {
  * Options are checked now, so a bad budget throws here, not mid-turn.
  */
 export function extractive(options) {
-  const maxChars = live().extractiveBudget(options);
-  return async (messages) => live().extractiveSummary(messages, maxChars);
+  const maxChars = live((instance) => instance.extractiveBudget(options));
+  return async (messages) => live((instance) => instance.extractiveSummary(messages, maxChars));
 }

@@ -4,27 +4,28 @@
 // function footprintjs calls. Every function here is total: it returns, never
 // throws, so nothing thrown by a caller's getter or Proxy unwinds through Wasm.
 
-/** A short, safe description of any value for messages: `a number (42)`. */
+/**
+ * A short, safe description of any value for messages: `a number (42)`, its
+ * text cut at 40 characters (a symbol's description can be as long as a string).
+ */
 export function describe(value) {
+  const clip = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
   try {
     switch (typeof value) {
       case 'undefined':
         return 'undefined';
       case 'string':
-        return `a string (${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)})`;
-      case 'number':
-      case 'bigint':
-      case 'boolean':
-        return `a ${typeof value} (${String(value)})`;
+        return `a string (${JSON.stringify(clip(value))})`;
       case 'symbol':
-        return `a symbol (${value.description ?? ''})`;
+        return `a symbol (${clip(value.description ?? '')})`;
       case 'function':
         return 'a function';
-      default:
+      case 'object':
         if (value === null) return 'null';
         if (Array.isArray(value)) return `an array (length ${value.length})`;
-        if (value instanceof Map) return 'a Map';
-        return 'an object';
+        return value instanceof Map ? 'a Map' : 'an object';
+      default: // a number, a bigint or a boolean
+        return `a ${typeof value} (${clip(String(value))})`;
     }
   } catch {
     return 'an unreadable value';
@@ -71,14 +72,16 @@ export function copyUpTo(value, max) {
 }
 
 /**
- * A native promise of what `await value` gives. `JsFuture` follows a promise
- * through its `then` method, which user code may own (and throw from, or
- * lie through `constructor`), and a Proxy of a promise has no `then` of its
- * own to call; `await` handles all of them, and an async function never
- * throws at its caller.
+ * A native promise of what `await value` gives: `JsFuture` follows a promise
+ * through its `then`, which user code may own (and throw from, or lie through
+ * `constructor`), and a Proxy of a promise has none of its own. Marked
+ * handled: a visit rejected with a failed instance is never polled again,
+ * and a summarizer's late rejection would otherwise end a Node process.
  */
-export async function awaitable(value) {
-  return await value;
+export function awaitable(value) {
+  const settled = (async () => await value)();
+  settled.catch(() => {});
+  return settled;
 }
 
 /**
@@ -106,9 +109,9 @@ let entryPoints;
 let failures = 0;
 let lastFailure;
 /**
- * A failure noted but not handled yet: handling takes stack (making a fresh
- * instance most of all), which a caller deep in its own recursion may not
- * have left. A microtask handles it, or else the next visit, task or export.
+ * A failure noted but not handled yet: handling takes stack (a fresh instance
+ * most of all) that a caller deep in its own recursion may lack. A microtask
+ * handles it, or else the next visit, task or export.
  */
 let unhandled;
 /** What rejects every visit while no sound instance serves them. */
@@ -133,19 +136,17 @@ export function onInstanceFailure(replace) {
 }
 
 /**
- * The stage function footprintjs calls, with `fold` attached, over a
- * handle (src/bindings/stage.rs). It always returns a real Promise.
- *
- * Every function Rust calls here returns instead of throwing, and a visit
- * settles every outcome as a value, so an exception out of a visit, or a
- * rejection of its promise, has unwound through Rust frames: a trap (running
- * out of memory, say) or a JS exception inside Wasm. The instance's state can
- * no longer be trusted, and visits waiting inside it would wait forever. So
- * that visit and every visit still in flight reject with the failure named,
- * and a fresh instance serves later visits, without the failed one's latches
- * and single flights (at most a repeated summarizer call); where nothing can
- * make one, every later visit rejects. (`guardTask` does the same for the
- * part of a visit after an await.)
+ * The stage function footprintjs calls, with `fold` attached, over a handle
+ * (src/bindings/stage.rs). It always returns a real Promise. Rust's calls
+ * here never throw and a visit settles every outcome as a value, so an
+ * exception out of a visit, or a rejection of its promise, has unwound
+ * through Rust: a trap (out of memory, say) or a JS exception inside Wasm.
+ * The instance can no longer be trusted, and visits waiting inside it would
+ * wait forever: that visit and every one in flight reject with the failure
+ * named, and a fresh instance serves later visits, without the failed one's
+ * latches and single flights (at most a repeated summarizer call); where none
+ * can be made, every later visit rejects. (`guardTask` does the same after an
+ * await, and `guardedExport` outside visits.)
  */
 export function makeStage(handle) {
   const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
@@ -157,12 +158,11 @@ const inFlight = new Set(); // the reject functions of visits still in flight
 const settledPromise = Promise.resolve();
 
 /**
- * How many visits may run inside one another. A hook (a getter, `now`,
- * `countTokens`, the summarizer, `$emit`, `onEvent`) may call the stage
- * while its own visit runs, and every visit on the stack holds part of the
- * instance's stack. Far deeper than any pipeline nests, and far short of the
- * depth that overflows that stack (a few hundred visits), which would fail
- * the instance and every other conversation's visit in flight with it.
+ * How many visits may run inside one another: a hook (a getter, `now`,
+ * `countTokens`, the summarizer, `$emit`, `onEvent`) may call the stage from
+ * its own visit, and each visit on the stack holds part of the instance's
+ * stack. Far deeper than any pipeline nests, far short of the few hundred that
+ * overflow it, failing the instance and every conversation's visit in flight.
  */
 const MAX_NESTED_VISITS = 32;
 let nestedVisits = 0;
@@ -171,11 +171,8 @@ function guarded(visit) {
   const failure = currentFailure();
   if (failure !== undefined) return Promise.reject(failure);
   if (nestedVisits >= MAX_NESTED_VISITS) {
-    return Promise.reject(
-      new RangeError(
-        `footprint-summarize: a visit started inside ${MAX_NESTED_VISITS} visits still running is refused before it reads anything (recall and the store are untouched): a hook (a getter, now, countTokens, the summarizer, $emit or onEvent) calls the stage again from inside each visit. Fix: do not call the stage from its own hooks, or let the call wait for the visit (queueMicrotask)`,
-      ),
-    );
+    const refusal = `footprint-summarize: a visit started inside ${MAX_NESTED_VISITS} visits still running is refused before it reads anything (recall and the store are untouched): a hook (a getter, now, countTokens, the summarizer, $emit or onEvent) calls the stage again from inside each visit. Fix: do not call the stage from its own hooks, or let the call wait for the visit (queueMicrotask)`;
+    return Promise.reject(new RangeError(refusal));
   }
   const born = failures;
   let visiting;
@@ -183,16 +180,14 @@ function guarded(visit) {
   try {
     visiting = visit();
   } catch (error) {
-    // Noted first, with no call, so that no lack of stack can lose it. A
-    // visit whose instance already failed (user code inside it started a
-    // visit that failed it) unwinds here too: that failure is counted once.
+    // Noted first, with no call, that no lack of stack can lose (once, if a
+    // visit that user code started inside this one failed the instance).
     if (failures === born) {
       failures += 1;
       unhandled = error;
     }
-    // Handled at once when the stack allows, and in any case by a microtask
-    // once it has unwound: a caller deep in its own recursion may leave none.
-    // (A promise's `then` is V8's own; Node's `queueMicrotask` needs more stack.)
+    // Handled now if the stack allows, else by a microtask once it unwinds
+    // (a promise's `then` is V8's own; Node's `queueMicrotask` needs more stack).
     try {
       settledPromise.then(handleFailure);
       handleFailure();
@@ -203,28 +198,43 @@ function guarded(visit) {
   } finally {
     nestedVisits -= 1;
   }
-  // A visit started from user code inside this one may have failed the
-  // instance before this one was listed.
+  // User code inside this visit may have started one that failed the instance.
   if (failures !== born) return Promise.reject(lastFailure);
   return new Promise((resolve, reject) => {
     inFlight.add(reject);
     visiting
       .then(resolve, (error) => {
         // The promise's executor caught it, before the catch above could.
-        noteFailure(error, born);
-        handleFailure();
+        fail(error, born);
         reject(lastFailure);
       })
       .finally(() => inFlight.delete(reject));
   });
 }
 
-/** Notes a failure of the instance `born` counted, once per instance. */
-function noteFailure(error, born) {
+/**
+ * Calls an export outside a visit (`summarize`, `extractive`'s summary…): a
+ * trap inside it ends the instance as one inside a visit does, and throws
+ * that failure, named; what the export throws on purpose is thrown as is.
+ */
+export function guardedExport(call) {
+  const born = failures;
+  try {
+    return call();
+  } catch (error) {
+    if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+    fail(error, born);
+    throw lastFailure;
+  }
+}
+
+/** Ends the instance `born` counted for `error` (noted once per instance), on a stack with room. */
+function fail(error, born) {
   if (failures === born) {
     failures += 1;
     unhandled = error;
   }
+  handleFailure();
 }
 
 /**
@@ -241,27 +251,20 @@ export function guardTask(task) {
     try {
       task();
     } catch (error) {
-      // A task runs on a stack of its own: there is room to handle it now.
-      noteFailure(error, born);
-      handleFailure();
+      fail(error, born); // a task runs on a stack of its own
     }
   };
 }
 
-/**
- * What keeps every visit out (undefined while a sound instance serves
- * them), once a failure noted earlier is handled and an owed replacement
- * tried again.
- */
+/** What keeps every visit out (undefined while a sound instance serves them), once a noted failure is handled. */
 export function currentFailure() {
   handleFailure();
   return instanceFailure;
 }
 
 /**
- * Ends a failed instance: rejects every visit in flight in it, and replaces
- * it when it can; one that cannot be made yet is tried again by every
- * visit, task and export call.
+ * Ends a failed instance: rejects every visit in flight in it, and replaces it
+ * when it can (if not yet, every visit, task and export call tries again).
  */
 function handleFailure() {
   if (unhandled !== undefined) {

@@ -79,6 +79,37 @@ test('with a replacement, the failing visit and those in flight reject, and late
   assert.match(warnings[0], /latches and single flights are gone/);
 });
 
+test('a trap in an export called outside a visit ends the instance as one in a visit does', async () => {
+  const glue = await import(`../../src/bindings/glue.js?export=${Date.now()}`);
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    const waitingForever = () => new Promise(() => {});
+    glue.useEntryPoints(waitingForever, waitingForever);
+    let replaced = 0;
+    glue.onInstanceFailure(() => {
+      replaced += 1;
+      glue.useEntryPoints(waitingForever, waitingForever);
+    });
+    const waiting = glue.makeStage({})({});
+    // `extractive`'s summary, say, running out of memory inside Wasm.
+    const trap = () => glue.guardedExport(() => {
+      throw new WebAssembly.RuntimeError('unreachable');
+    });
+    assert.throws(trap, /WebAssembly instance failed \(unreachable\).*A fresh instance serves later visits/s);
+    await assert.rejects(waiting, /instance failed \(unreachable\)/, 'a visit in flight is not left pending');
+    assert.equal(replaced, 1);
+    // What an export throws on purpose (a refused config) is its own, and ends nothing.
+    assert.throws(() => glue.guardedExport(() => {
+      throw new TypeError('summarize(config): `llm` is required');
+    }), /^TypeError: summarize\(config\): `llm` is required$/);
+    assert.equal(glue.guardedExport(() => 42), 42);
+    assert.equal(replaced, 1);
+  } finally {
+    console.warn = warn;
+  }
+});
+
 // The real package, in a child process per Node: a host deep in its own
 // recursion calls the stage with almost no stack left, and its visit fails
 // the instance with no stack left to handle that. It is handled as soon as
