@@ -9,6 +9,8 @@ use super::config::{count, to_js_error, unreadable_object};
 use super::js::{self, describe, plain_copy_with};
 use crate::core::config::{ConfigError, EXTRACTIVE_CALL, EXTRACTIVE_MAX_CHARS};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
+use crate::core::format::MAX_ROLE_UNITS;
+use crate::core::recall::{MAX_CONTENT_UNITS, MAX_ENTRIES};
 
 /// Validates `extractive(options)` and returns its budget; throws on bad
 /// options. They are read once, as `summarize`'s are: a key it does not
@@ -37,18 +39,37 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
 
 /// The summary of `messages` (the stage's callback shape: the instruction
 /// first, as a `system` message, which is skipped), within `max_chars`.
+/// What is copied into the instance is bounded as a recall is: a role's
+/// first [`MAX_ROLE_UNITS`], and at most [`MAX_ENTRIES`] messages holding
+/// [`MAX_CONTENT_UNITS`] of content in all (more is refused, a failure of
+/// this call alone).
 #[wasm_bindgen(js_name = extractiveSummary)]
 pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, JsValue> {
     let Some(messages) = messages.dyn_ref::<Array>() else {
         return Err(to_js_error(ConfigError::extractive_messages(&describe(&messages))));
     };
-    let text: Vec<(String, String)> = messages
-        .iter()
-        .map(|message| {
-            let field = |key: &str| Reflect::get(&message, &JsValue::from_str(key)).ok().and_then(|v| v.as_string());
-            (field("role").unwrap_or_else(|| "unknown".to_owned()), field("content").unwrap_or_default())
-        })
-        .collect();
+    if messages.length() as usize > MAX_ENTRIES + 1 {
+        let found =
+            format!("an array of {} messages, more than a recall of {MAX_ENTRIES} entries gives", messages.length());
+        return Err(to_js_error(ConfigError::extractive_messages(&found)));
+    }
+    let mut units = 0usize;
+    let mut text: Vec<(String, String)> = Vec::new();
+    for message in messages.iter() {
+        let field = |key: &str| {
+            Reflect::get(&message, &JsValue::from_str(key)).ok().and_then(|v| v.dyn_into::<JsString>().ok())
+        };
+        let content = field("content");
+        units = units.saturating_add(content.as_ref().map_or(0, |content| content.length() as usize));
+        if units > MAX_CONTENT_UNITS {
+            let found =
+                format!("{} messages holding more than {MAX_CONTENT_UNITS} chars of content", messages.length());
+            return Err(to_js_error(ConfigError::extractive_messages(&found)));
+        }
+        let role =
+            field("role").map_or_else(|| "unknown".to_owned(), |role| String::from(role.slice(0, MAX_ROLE_UNITS)));
+        text.push((role, content.map(String::from).unwrap_or_default()));
+    }
     let skip = usize::from(text.first().is_some_and(|(role, _)| role == "system"));
     let borrowed: Vec<Message<'_>> = text[skip..].iter().map(|(role, content)| Message { role, content }).collect();
     Ok(summarize(&borrowed, max_chars as usize))

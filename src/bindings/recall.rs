@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 
 use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
 use crate::core::events::{threw, InvalidSpot};
+use crate::core::format::MAX_ROLE_UNITS;
 use crate::core::js_number::js_number_to_string;
 use crate::core::recall::{covered_by_another, EntryFacts, SummaryFacts, MAX_CONTENT_UNITS, MAX_ENTRIES};
 
@@ -313,7 +314,8 @@ pub fn is_claim(entry: &JsValue) -> bool {
 }
 
 /// The span's messages as the transcript renders them (SPEC §5): each role
-/// read once, written with `String(role)`; None when one has no string form.
+/// read once, written with `String(role)` (its first [`MAX_ROLE_UNITS`]);
+/// None when one has no string form.
 pub fn span_roles(recall: &Recall, span: &[usize]) -> Option<Vec<Option<String>>> {
     span.iter()
         .map(|&index| {
@@ -321,7 +323,7 @@ pub fn span_roles(recall: &Recall, span: &[usize]) -> Option<Vec<Option<String>>
             if role.is_undefined() || role.is_null() {
                 return Some(None);
             }
-            js::js_string(&role).ok().map(|role| Some(String::from(role)))
+            js::js_string(&role).ok().map(|role| Some(String::from(role.slice(0, MAX_ROLE_UNITS))))
         })
         .collect()
 }

@@ -194,6 +194,11 @@ fn reads_as_label(content: &str) -> bool {
     letters(SUMMARY_FRAME_PREFIX).all(|expected| content.next() == Some(expected))
 }
 
+/// How much of a role the transcript and `extractive` copy into the
+/// instance: a role is a word (`user`, `assistant`, a tool's name), and a
+/// message may hold any string there.
+pub const MAX_ROLE_UNITS: u32 = 100;
+
 /// A role as one word: its letters, digits, `_`, `-` and `.`, and `_` for
 /// anything else, so no role can hold a line break or a `:` of its own.
 pub fn one_word(role: &str) -> String {

@@ -439,6 +439,16 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
     }
     assert!(api::extractive_budget(js(&json!({ "maxChars": -1 }))).is_err());
     assert_eq!(api::extractive_budget(JsValue::UNDEFINED).unwrap(), 1200.0);
+    // What it copies into the shared instance is bounded as a recall is: a
+    // role's first 100 chars, and 16 Mi chars of content in all (more is
+    // this call's failure, not the instance's).
+    let long_role = eval("[{ role: 'r'.repeat(5000), content: 'Order #7731 ships on May 2. ' + 'Thanks. '.repeat(50) }]");
+    let text = api::extractive_summary(long_role, 1200.0).unwrap();
+    assert_eq!(text, format!("{}: Order #7731 ships on May 2.", "r".repeat(100)));
+    let too_much = eval("Array.from({ length: 5 }, () => ({ role: 'user', content: 'x'.repeat(4 * 1024 * 1024) }))");
+    let error = api::extractive_summary(too_much, 1200.0).unwrap_err();
+    let message = get(&error, "message").as_string().unwrap();
+    assert!(message.contains("received 5 messages holding more than 16777216 chars of content"), "{message}");
     assert_eq!(api::extractive_budget(js(&json!({ "maxChars": 300 }))).unwrap(), 300.0);
     // A budget a class or a prototype gives is read too.
     for options in ["Object.create({ maxChars: 60 })", "new (class { get maxChars() { return 60; } })()"] {

@@ -230,6 +230,22 @@ async fn only_a_summary_the_stage_wrote_carries_the_label_into_the_transcript() 
     assert_eq!(summary_lines[1], &format!("user (turn 8): (quoted) {}", label.lines().next().unwrap()), "{transcript}");
 }
 
+/// A role is a word: only its first 100 chars are copied into the shared
+/// instance, however long a message's role is (a role of 140 M chars used
+/// to fail the instance and every other conversation's visit in flight).
+#[wasm_bindgen_test]
+async fn only_the_start_of_a_long_role_is_read_into_the_transcript() {
+    let f = Fixture::new(json!({ "shape": "provider" }), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
+    let loaded = eval(
+        "Array.from({ length: 6 }, (_, i) => ({ id: 'm' + i, source: { turn: i }, \
+           value: { role: i === 0 ? 'r'.repeat(100000) : 'user', content: 'x'.repeat(400) } }))",
+    );
+    f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
+    let transcript = f.field("calls")[0]["messages"][0]["content"].as_str().unwrap().to_owned();
+    let line = format!("\n{} (turn 0): x", "r".repeat(100));
+    assert!(transcript.contains(&line) && !transcript.contains(&"r".repeat(101)), "{}", &transcript[..300]);
+}
+
 #[wasm_bindgen_test]
 async fn role_and_content_are_read_once_and_a_throwing_one_is_invalid_input() {
     let f = Fixture::new(json!({ "shape": "provider" }), json!({ "triggerMinEntries": 4, "preserveRecent": 1 }));
