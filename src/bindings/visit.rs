@@ -76,9 +76,6 @@ struct Visit {
     /// The first folded entry's `source.identity` (SPEC §2), read once when
     /// the span is known, before anything is awaited.
     source_identity: Option<JsValue>,
-    /// The folded entries' contents as text, copied into Wasm once when a
-    /// call is to be made: the transcript and the details audit read them.
-    span_texts: Vec<String>,
     target: Target,
 }
 
@@ -123,8 +120,7 @@ fn visit(
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
         Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
-    let mut visit =
-        Visit { stage, settings, recall, loaded_len, identity, source_identity: None, span_texts: Vec::new(), target };
+    let mut visit = Visit { stage, settings, recall, loaded_len, identity, source_identity: None, target };
     if let Some(spot) = invalid {
         return Promise::resolve(&visit.deliver(visit.invalid_input(spot)));
     }
@@ -185,7 +181,6 @@ fn visit(
     // 8. The one call, started now. The flight is listed first: the call
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
-    visit.span_texts = span.iter().map(|&index| visit.recall.content_text(index)).collect();
     let flight = key.map(|key| flight::start(stage_id, key));
     // The fleet claims a span only for a conversation it can tell apart
     // (§8, Isolation): without a key, two conversations would claim one span.
@@ -424,7 +419,11 @@ impl Visit {
         // a line lists the dropped ones, in the room left below the span's
         // length, so the summary stays smaller than what it replaces.
         let now = self.clock(js_sys::Date::now).unwrap_or_else(|_| clock_before_call.unwrap_or_else(js_sys::Date::now));
-        let mut audit = details::audit(self.span_texts.iter().map(String::as_str), &String::from(&text));
+        // The span's texts are copied into the instance now, not held from
+        // before the call: a summarizer that never answers (no `timeoutMs`)
+        // would otherwise keep them in the memory every conversation shares.
+        let span_texts = self.span_texts(&span);
+        let mut audit = details::audit(span_texts.iter().map(String::as_str), &String::from(&text));
         let room = candidate.room_after(summary_chars);
         let pinned = self.settings.core.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
         let content = self.label(&candidate).concat(&text).concat(&JsValue::from_str(&pinned));
@@ -565,7 +564,7 @@ impl Visit {
     /// content as read; None when a role has no string form.
     fn transcript(&self, span: &[usize]) -> Option<String> {
         let roles = recall::span_roles(&self.recall, span)?;
-        Some(transcript(span.iter().zip(&roles).zip(&self.span_texts).map(|((&index, role), content)| {
+        Some(transcript(span.iter().zip(&roles).zip(&self.span_texts(span)).map(|((&index, role), content)| {
             TranscriptLine {
                 role: role.as_deref(),
                 turn: self.recall.facts[index].turn,
@@ -573,6 +572,11 @@ impl Visit {
                 summary: self.recall.facts[index].summary.is_some(),
             }
         })))
+    }
+
+    /// The span's contents as text (empty when absent), copied into the instance.
+    fn span_texts(&self, span: &[usize]) -> Vec<String> {
+        span.iter().map(|&index| self.recall.content_text(index)).collect()
     }
 
     /// The first folded entry's `source.identity`, when truthy (SPEC §2),

@@ -442,7 +442,8 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
     // What it copies into the shared instance is bounded as a recall is: a
     // role's first 100 chars, and 16 Mi chars of content in all (more is
     // this call's failure, not the instance's).
-    let long_role = eval("[{ role: 'r'.repeat(5000), content: 'Order #7731 ships on May 2. ' + 'Thanks. '.repeat(50) }]");
+    let long_role =
+        eval("[{ role: 'r'.repeat(5000), content: 'Order #7731 ships on May 2. ' + 'Thanks. '.repeat(50) }]");
     let text = api::extractive_summary(long_role, 1200.0).unwrap();
     assert_eq!(text, format!("{}: Order #7731 ships on May 2.", "r".repeat(100)));
     let too_much = eval("Array.from({ length: 5 }, () => ({ role: 'user', content: 'x'.repeat(4 * 1024 * 1024) }))");

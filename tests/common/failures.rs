@@ -387,3 +387,24 @@ async fn a_stage_holds_its_latch_only_from_its_first_refusal() {
         assert_eq!(f.call_count(), 1, "asked once, then latched");
     }
 }
+
+/// A summarizer that never answers (no `timeoutMs`) holds no span text in
+/// the instance every conversation shares: before, each waiting visit kept
+/// a copy of its span there, and enough of them failed the instance.
+#[wasm_bindgen_test]
+async fn visits_waiting_on_a_summarizer_hold_no_span_text_in_the_instance() {
+    let f = Fixture::new(json!({ "reply": { "hang": true } }), small_config());
+    let memory = || {
+        let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>();
+        memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as usize
+    };
+    // Spans of 1.6 M chars each (8 entries of 200,000).
+    let waiting = |name: &str| f.start_fold(&conversation(6, 2, 200_000, name), &js(&json!({ "conversationId": name })));
+    let first = waiting("warm");
+    let before = memory();
+    let rest: Vec<_> = (0..16).map(|n| waiting(&format!("c{n}"))).collect();
+    assert_eq!(f.call_count(), 17, "every visit waits on its own call");
+    let grown = memory() - before;
+    assert!(grown < 8 << 20, "16 waiting visits grew the instance's memory by {grown} bytes");
+    drop((first, rest));
+}
