@@ -250,6 +250,8 @@ export function callOutcome(ctx, call, callPlan) {
       causeIncludes: timedOut ? `timed out after ${ctx.settings.timeoutMs} ms` : script.kind === 'reject-value' ? script.message : undefined,
     };
   }
+  // A blank summary is a failed call: folded, the label alone would stand in for the span.
+  if (call.text.trim() === '') return { kind: 'failed', call, causeIncludes: 'with no text to fold' };
   const content = `${callPlan.label}\n\n${call.text}`;
   return { kind: content.length >= callPlan.spanChars ? 'refused' : 'fold', call, callPlan, content };
 }
