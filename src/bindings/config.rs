@@ -107,7 +107,8 @@ impl Settings {
                 return Err(refused(Key::Llm, &llm));
             }
             match model.as_ref().map(|model| text_of(Key::Model, model)).transpose()?.flatten() {
-                Some(model) if !model.is_empty() => Shape::Provider { model },
+                // A blank name names no model: the provider would refuse it on every turn.
+                Some(model) if !model.trim().is_empty() => Shape::Provider { model },
                 _ => return Err(ConfigError::model_required(&describe(&option(copy, Key::Model)))),
             }
         };

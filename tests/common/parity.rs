@@ -62,6 +62,9 @@ fn bad_configs_are_refused_at_build_time() {
     assert_eq!(class, "Error");
     assert!(message.contains("`model` is required") && message.contains("main model") && message.contains("Fix"));
     assert!(refusal("({ llm: { complete() {} }, model: '' })").1.contains("`model` is required"));
+    // Blank names no model either: the provider would refuse it on every turn.
+    let blank = refusal("({ llm: { complete() {} }, model: ' \\n' })").1;
+    assert!(blank.contains("`model` is required") && blank.contains("received a string (\" \\n\")"), "{blank}");
     for model in ["''", "null", "'gpt'"] {
         let (class, message) = refusal(&format!("({{ llm: async () => 's', model: {model} }})"));
         assert_eq!(class, "Error");
