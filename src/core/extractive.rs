@@ -189,7 +189,8 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
 }
 
 /// `line` within `max_chars` UTF-16 units: whole, or cut after its last word
-/// that fits, with `…` to show the cut; "" when that leaves no word after
+/// that fits, with `…` to show the cut. Text with no spaces (a pasted log,
+/// Chinese or Japanese) is cut inside its word. "" when nothing fits after
 /// the speaker's role.
 fn cut_to_fit(line: &str, max_chars: usize) -> String {
     if utf16_len(line) <= max_chars {
@@ -197,10 +198,12 @@ fn cut_to_fit(line: &str, max_chars: usize) -> String {
     }
     let start = utf16_prefix(line, max_chars.saturating_sub(1));
     let words = start.rfind(char::is_whitespace).map_or("", |at| start[..at].trim_end());
-    if !words.contains(char::is_whitespace) {
-        return String::new();
+    let cut = if words.contains(char::is_whitespace) { words } else { start.trim_end() };
+    // What follows the role (`user: `) must hold something.
+    match cut.split_once(char::is_whitespace) {
+        Some((_, rest)) if !rest.trim().is_empty() => format!("{cut}\u{2026}"),
+        _ => String::new(),
     }
-    format!("{words}\u{2026}")
 }
 
 /// An earlier summary's own text (its lines, after the label and without
@@ -347,7 +350,13 @@ mod tests {
         assert_eq!(summarize(&filler, DEFAULT_MAX_CHARS), "assistant: Let me check.");
         assert_eq!(summarize(&messages, 3), "", "not even a word fits");
         assert_eq!(summarize(&messages, 20), "assistant: Order…", "a word after the role");
-        assert_eq!(summarize(&messages, 16), "", "the role alone is no summary");
+        assert_eq!(summarize(&messages, 16), "assistant: Orde…", "a word with no room is cut inside");
+        assert_eq!(summarize(&messages, 12), "", "the role alone is no summary");
+        let log = "ERROR|svc=payments|order=4512|".repeat(60);
+        let japanese = "注文番号4512の配送先を変更したい、".repeat(60);
+        let unspaced = [Message { role: "user", content: &log }, Message { role: "user", content: &japanese }];
+        let text = summarize(&unspaced, 120);
+        assert!(text.ends_with('\u{2026}') && utf16_len(&text) <= 120 && text.len() > 50, "{text}");
     }
 
     #[test]

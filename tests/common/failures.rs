@@ -399,7 +399,8 @@ async fn visits_waiting_on_a_summarizer_hold_no_span_text_in_the_instance() {
         memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as usize
     };
     // Spans of 1.6 M chars each (8 entries of 200,000).
-    let waiting = |name: &str| f.start_fold(&conversation(6, 2, 200_000, name), &js(&json!({ "conversationId": name })));
+    let waiting =
+        |name: &str| f.start_fold(&conversation(6, 2, 200_000, name), &js(&json!({ "conversationId": name })));
     let first = waiting("warm");
     let before = memory();
     let rest: Vec<_> = (0..16).map(|n| waiting(&format!("c{n}"))).collect();
