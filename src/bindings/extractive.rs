@@ -5,8 +5,9 @@ use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::config::{count, to_js_error, unreadable_object};
+use super::config::{count, unreadable_object};
 use super::js::{self, describe, plain_copy_with};
+use super::Refusal;
 use crate::core::config::{ConfigError, EXTRACTIVE_CALL, EXTRACTIVE_MAX_CHARS};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
 use crate::core::format::MAX_ROLE_UNITS;
@@ -16,11 +17,11 @@ use crate::core::recall::{MAX_CONTENT_UNITS, MAX_ENTRIES};
 /// options. They are read once, as `summarize`'s are: a key it does not
 /// take (`maxchars`) is refused, not ignored.
 #[wasm_bindgen(js_name = extractiveBudget)]
-pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
+pub fn extractive_budget(options: JsValue) -> Result<f64, Refusal> {
     if options.is_undefined() {
         return Ok(DEFAULT_MAX_CHARS as f64);
     }
-    let refusal = |found: &str| to_js_error(ConfigError::extractive_options(found));
+    let refusal = |found: &str| Refusal::from(ConfigError::extractive_options(found));
     if !options.is_object() || options.is_function() || js::is_array(&options).unwrap_or(true) {
         return Err(refusal(&describe(&options)));
     }
@@ -34,7 +35,7 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
         }
     }
     let max_chars = Reflect::get(&fields, &JsValue::from_str(EXTRACTIVE_MAX_CHARS)).unwrap_or_default();
-    count(EXTRACTIVE_CALL, &max_chars, EXTRACTIVE_MAX_CHARS, DEFAULT_MAX_CHARS).map(|n| n as f64).map_err(to_js_error)
+    Ok(count(EXTRACTIVE_CALL, &max_chars, EXTRACTIVE_MAX_CHARS, DEFAULT_MAX_CHARS)? as f64)
 }
 
 /// The summary of `messages` (the stage's callback shape: the instruction
@@ -44,14 +45,14 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, JsValue> {
 /// [`MAX_CONTENT_UNITS`] of content in all (more is refused, a failure of
 /// this call alone).
 #[wasm_bindgen(js_name = extractiveSummary)]
-pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, JsValue> {
+pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, Refusal> {
     let Some(messages) = messages.dyn_ref::<Array>() else {
-        return Err(to_js_error(ConfigError::extractive_messages(&describe(&messages))));
+        return Err(ConfigError::extractive_messages(&describe(&messages)).into());
     };
     if messages.length() as usize > MAX_ENTRIES + 1 {
         let found =
             format!("an array of {} messages, more than a recall of {MAX_ENTRIES} entries gives", messages.length());
-        return Err(to_js_error(ConfigError::extractive_messages(&found)));
+        return Err(ConfigError::extractive_messages(&found).into());
     }
     let mut units = 0usize;
     let mut text: Vec<(String, String)> = Vec::new();
@@ -64,7 +65,7 @@ pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, J
         if units > MAX_CONTENT_UNITS {
             let found =
                 format!("{} messages holding more than {MAX_CONTENT_UNITS} chars of content", messages.length());
-            return Err(to_js_error(ConfigError::extractive_messages(&found)));
+            return Err(ConfigError::extractive_messages(&found).into());
         }
         let role =
             field("role").map_or_else(|| "unknown".to_owned(), |role| String::from(role.slice(0, MAX_ROLE_UNITS)));

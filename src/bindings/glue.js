@@ -1,8 +1,7 @@
-// What the bindings cannot do in Rust (src/bindings/js.rs declares these
-// functions): describe any value and name any failure without a throw
-// escaping, give a value `await`'s semantics, set timers, and make the
-// function footprintjs calls. Every function here is total: it returns, never
-// throws, so nothing thrown by a caller's getter or Proxy unwinds through Wasm.
+// What the bindings cannot do in Rust (src/bindings/js.rs declares these functions): describe any
+// value and name any failure without a throw escaping, give a value `await`'s semantics, set timers,
+// make the function footprintjs calls, and end an instance that fails. Only what is declared with
+// `catch` throws, so nothing a caller's getter or Proxy throws unwinds through Wasm.
 
 /**
  * A short, safe description of any value for messages: `a number (42)`, its
@@ -85,9 +84,8 @@ export function awaitable(value) {
 }
 
 /**
- * A deadline: resolves to `marker` after `ms`. Clearing it stops the timer
- * and resolves the promise at once (to undefined): a Rust future awaiting a
- * promise that never settles is never freed, so every deadline settles.
+ * Resolves to `marker` after `ms`. Clearing it stops the timer and resolves at once (to undefined):
+ * a Rust future awaiting a promise that never settles is never freed, so every deadline settles.
  */
 export function deadline(ms, marker) {
   let clear;
@@ -109,9 +107,8 @@ let entryPoints;
 let failures = 0;
 let lastFailure;
 /**
- * A failure noted but not handled yet: handling takes stack (a fresh instance
- * most of all) that a caller deep in its own recursion may lack. A microtask
- * handles it, or else the next visit, task or export.
+ * A failure noted but not handled yet: handling takes stack (a fresh instance most of all) that a
+ * caller deep in its own recursion may lack. A microtask handles it, or else the next visit or call.
  */
 let unhandled;
 /** What rejects every visit while no sound instance serves them. */
@@ -137,16 +134,15 @@ export function onInstanceFailure(replace) {
 
 /**
  * The stage function footprintjs calls, with `fold` attached, over a handle
- * (src/bindings/stage.rs). It always returns a real Promise. Rust's calls
- * here never throw and a visit settles every outcome as a value, so an
- * exception out of a visit, or a rejection of its promise, has unwound
- * through Rust: a trap (out of memory, say) or a JS exception inside Wasm.
- * The instance can no longer be trusted, and visits waiting inside it would
- * wait forever: that visit and every one in flight reject with the failure
+ * (src/bindings/stage.rs). It always returns a real Promise. A visit settles
+ * every outcome as a value, so an exception out of it, or a rejection of its
+ * promise, has unwound through Rust (a trap, or a JS exception inside Wasm):
+ * the instance can no longer be trusted, and visits waiting inside it would
+ * wait forever. That visit and every one in flight reject with the failure
  * named, and a fresh instance serves later visits, without the failed one's
  * latches and single flights (at most a repeated summarizer call); where none
- * can be made, every later visit rejects. (`guardTask` does the same after an
- * await, and `guardedExport` outside visits.)
+ * can be made, every later visit rejects. (So do `guardTask` after an await
+ * and `guardedExport` outside visits.)
  */
 export function makeStage(handle) {
   const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
@@ -158,11 +154,10 @@ const inFlight = new Set(); // the reject functions of visits still in flight
 const settledPromise = Promise.resolve();
 
 /**
- * How many visits may run inside one another: a hook (a getter, `now`,
- * `countTokens`, the summarizer, `$emit`, `onEvent`) may call the stage from
- * its own visit, and each visit on the stack holds part of the instance's
- * stack. Far deeper than any pipeline nests, far short of the few hundred that
- * overflow it, failing the instance and every conversation's visit in flight.
+ * How many visits may run inside one another: a hook (a getter, `now`, `countTokens`, the summarizer,
+ * `$emit`, `onEvent`) may call the stage from its own visit, and each visit on the stack holds part of the
+ * instance's stack. Far deeper than any pipeline nests, far short of the few hundred that overflow it
+ * (and fail every visit in flight).
  */
 const MAX_NESTED_VISITS = 32;
 let nestedVisits = 0;
@@ -180,12 +175,7 @@ function guarded(visit) {
   try {
     visiting = visit();
   } catch (error) {
-    // Noted first, with no call, that no lack of stack can lose (once, if a
-    // visit that user code started inside this one failed the instance).
-    if (failures === born) {
-      failures += 1;
-      unhandled = error;
-    }
+    note(error, born);
     // Handled now if the stack allows, else by a microtask once it unwinds
     // (a promise's `then` is V8's own; Node's `queueMicrotask` needs more stack).
     try {
@@ -202,46 +192,58 @@ function guarded(visit) {
   if (failures !== born) return Promise.reject(lastFailure);
   return new Promise((resolve, reject) => {
     inFlight.add(reject);
-    visiting
-      .then(resolve, (error) => {
-        // The promise's executor caught it, before the catch above could.
-        fail(error, born);
-        reject(lastFailure);
-      })
-      .finally(() => inFlight.delete(reject));
+    // Out of `inFlight` as it settles, so a failure handled later rejects only the visits still waiting.
+    const settle = (outcome) => inFlight.delete(reject) && outcome();
+    visiting.then(
+      (value) => settle(() => resolve(value)),
+      // The promise's executor caught it, before the catch above could.
+      (error) => settle(() => reject(fail(error, born))),
+    );
   });
 }
 
+/** What the export returning now throws on purpose, as Rust named it. */
+let deliberate;
+export function refuse(error) {
+  deliberate = { error };
+  return error;
+}
+
 /**
- * Calls an export outside a visit (`summarize`, `extractive`'s summary…): a
- * trap inside it ends the instance as one inside a visit does, and throws
- * that failure, named; what the export throws on purpose is thrown as is.
+ * Calls an export outside a visit (`summarize`, `extractive`'s summary…). What it throws on purpose is
+ * thrown as is. Anything else has unwound through the instance (a trap; a stack overflow, which leaves
+ * its shadow stack short for every later call): the instance ends as at a visit's failure, named.
  */
 export function guardedExport(call) {
   const born = failures;
+  deliberate = undefined;
   try {
     return call();
   } catch (error) {
-    if (!(error instanceof WebAssembly.RuntimeError)) throw error;
-    fail(error, born);
-    throw lastFailure;
+    if (deliberate !== undefined && Object.is(deliberate.error, error)) throw error;
+    throw fail(error, born);
   }
 }
 
-/** Ends the instance `born` counted for `error` (noted once per instance), on a stack with room. */
-function fail(error, born) {
+/** Notes `error` as the failure of instance `born`, once, with no call (no lack of stack can lose it). */
+function note(error, born) {
   if (failures === born) {
     failures += 1;
     unhandled = error;
   }
+}
+
+/** Ends the instance `born` counted for `error`, on a stack with room, and returns the failure, named. */
+function fail(error, born) {
+  note(error, born);
   handleFailure();
+  return lastFailure;
 }
 
 /**
- * A task of the instance's async visits (wasm-bindgen-futures' queue, which
- * polls a visit after an await), run so that a failure inside it ends the
- * instance as one in a visit's first part does: the package entry's build
- * wraps every task in it (instanceFactory in scripts/assemble-package.mjs).
+ * A task of wasm-bindgen-futures' queue (it polls a visit after an await), run
+ * so that a failure inside it ends the instance as one in a visit's first part
+ * does: the package entry's build wraps every task in it (instanceFactory).
  */
 export function guardTask(task) {
   const born = failures;
@@ -262,10 +264,7 @@ export function currentFailure() {
   return instanceFailure;
 }
 
-/**
- * Ends a failed instance: rejects every visit in flight in it, and replaces it
- * when it can (if not yet, every visit, task and export call tries again).
- */
+/** Ends a failed instance: rejects its visits in flight, and replaces it if it can (else each call tries again). */
 function handleFailure() {
   if (unhandled !== undefined) {
     const error = unhandled;

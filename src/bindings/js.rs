@@ -40,6 +40,8 @@ extern "C" {
     /// A stage id no instance of this module has given out.
     #[wasm_bindgen(js_name = nextStageId)]
     pub fn next_stage_id() -> f64;
+    /// Names what an export throws on purpose to the guard, and returns it.
+    pub fn refuse(error: JsValue) -> JsValue;
 }
 
 #[wasm_bindgen]

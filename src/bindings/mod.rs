@@ -19,6 +19,7 @@ use std::cell::Cell;
 
 use wasm_bindgen::prelude::*;
 
+use crate::core::config::ConfigError;
 use crate::core::format::{summary_entry_id_of, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
 use stage::StageHandle;
 
@@ -58,11 +59,36 @@ thread_local! {
     static REGISTERED: Cell<bool> = const { Cell::new(false) };
 }
 
+/// What an export throws on purpose: a refused config or option, or the
+/// exception a caller's value threw. It is named to glue.js's guard as it
+/// leaves (`From`), since the guard takes anything else an export throws for
+/// a failure that unwound through the instance.
+#[derive(Debug)]
+pub struct Refusal(JsValue);
+
+impl From<JsValue> for Refusal {
+    fn from(error: JsValue) -> Refusal {
+        Refusal(error)
+    }
+}
+
+impl From<ConfigError> for Refusal {
+    fn from(error: ConfigError) -> Refusal {
+        Refusal(config::to_js_error(error))
+    }
+}
+
+impl From<Refusal> for JsValue {
+    fn from(Refusal(error): Refusal) -> JsValue {
+        js::refuse(error)
+    }
+}
+
 /// `summarize(config)`: validates the config (throwing at once on a bad one)
 /// and returns the stage function with `fold` attached.
 #[wasm_bindgen]
-pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
-    let copy = config::checked_copy(&config).map_err(config::to_js_error)?;
+pub fn summarize(config: JsValue) -> Result<JsValue, Refusal> {
+    let copy = config::checked_copy(&config)?;
     register_entry_points();
     let handle = StageHandle::new(&copy, js::next_stage_id());
     Ok(js::make_stage(&handle))
@@ -70,7 +96,7 @@ pub fn summarize(config: JsValue) -> Result<JsValue, JsValue> {
 
 /// `'msg-summary-' + String(from) + '-' + String(to)`.
 #[wasm_bindgen(js_name = summaryEntryId)]
-pub fn summary_entry_id_js(from_turn: JsValue, to_turn: JsValue) -> Result<String, JsValue> {
+pub fn summary_entry_id_js(from_turn: JsValue, to_turn: JsValue) -> Result<String, Refusal> {
     Ok(summary_entry_id_of(&String::from(js::js_string(&from_turn)?), &String::from(js::js_string(&to_turn)?)))
 }
 

@@ -447,7 +447,7 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
     let text = api::extractive_summary(long_role, 1200.0).unwrap();
     assert_eq!(text, format!("{}: Order #7731 ships on May 2.", "r".repeat(100)));
     let too_much = eval("Array.from({ length: 5 }, () => ({ role: 'user', content: 'x'.repeat(4 * 1024 * 1024) }))");
-    let error = api::extractive_summary(too_much, 1200.0).unwrap_err();
+    let error = JsValue::from(api::extractive_summary(too_much, 1200.0).unwrap_err());
     let message = get(&error, "message").as_string().unwrap();
     assert!(message.contains("received 5 messages holding more than 16777216 chars of content"), "{message}");
     assert_eq!(api::extractive_budget(js(&json!({ "maxChars": 300 }))).unwrap(), 300.0);
@@ -464,7 +464,7 @@ fn extractive_is_deterministic_bounded_and_keeps_facts() {
             "received an object that cannot be read (reading it threw: lazy)",
         ),
     ] {
-        let error = api::extractive_budget(eval(options)).unwrap_err();
+        let error = JsValue::from(api::extractive_budget(eval(options)).unwrap_err());
         let message = get(&error, "message").as_string().unwrap();
         assert!(message.starts_with("extractive(options): `options` must be an object like { maxChars }"), "{message}");
         assert!(message.contains(says), "{options}: {message}");

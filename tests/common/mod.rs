@@ -224,7 +224,7 @@ fn id_list(prefix_turns: std::ops::RangeInclusive<u32>, per_turn: u32) -> Vec<St
 }
 
 fn refusal(config: &str) -> (String, String) {
-    let error = api::summarize(eval(config)).err().unwrap_or_else(|| panic!("{config} was accepted"));
+    let error = JsValue::from(api::summarize(eval(config)).err().unwrap_or_else(|| panic!("{config} was accepted")));
     let class = get(&get(&error, "constructor"), "name").as_string().unwrap();
     (class, get(&error, "message").as_string().unwrap())
 }

@@ -99,12 +99,23 @@ test('a trap in an export called outside a visit ends the instance as one in a v
     assert.throws(trap, /WebAssembly instance failed \(unreachable\).*A fresh instance serves later visits/s);
     await assert.rejects(waiting, /instance failed \(unreachable\)/, 'a visit in flight is not left pending');
     assert.equal(replaced, 1);
-    // What an export throws on purpose (a refused config) is its own, and ends nothing.
+    // What an export throws on purpose (a refused config), named as such, is its own, and ends nothing.
     assert.throws(() => glue.guardedExport(() => {
-      throw new TypeError('summarize(config): `llm` is required');
+      throw glue.refuse(new TypeError('summarize(config): `llm` is required'));
     }), /^TypeError: summarize\(config\): `llm` is required$/);
     assert.equal(glue.guardedExport(() => 42), 42);
     assert.equal(replaced, 1);
+    // Anything else unwound through the instance (a stack overflow inside it) and ends it too.
+    assert.throws(() => glue.guardedExport(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    }), /WebAssembly instance failed \(Maximum call stack size exceeded\)/);
+    assert.equal(replaced, 2);
+    // A refusal named in an earlier call does not excuse a later one's exception.
+    const refused = glue.refuse(new TypeError('refused'));
+    assert.throws(() => glue.guardedExport(() => {
+      throw refused;
+    }), /WebAssembly instance failed \(refused\)/);
+    assert.equal(replaced, 3);
   } finally {
     console.warn = warn;
   }
@@ -143,6 +154,23 @@ for (const node of nodes) {
     const outcome = JSON.parse(stdout);
     assert.ok(outcome.deepVisits > 100, `the stage was called at every level (${outcome.deepVisits} visits)`);
     assert.equal(outcome.deepPending, 0, 'every visit settled');
+    assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
+    assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards');
+  });
+
+  // A host that builds a stage at every level of a recursion, from the stack
+  // limit up: a build that overflows the stack inside the instance unwinds
+  // through it without restoring its shadow stack. Before, the instance went
+  // on serving every conversation on a shadow stack shorter each time, until
+  // it wrote out of bounds (and a visit's trap then ended the process).
+  test(`${node.name}: stages built at every level of a recursion from the stack limit leave the package sound`, async () => {
+    const script = fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url));
+    const { code, stdout, stderr } = await runNode(script, ['--summarize-every-frame'], { node: node.command, timeout: 60_000 });
+    assert.equal(code, 0, stderr.slice(-2000));
+    const outcome = JSON.parse(stdout);
+    assert.ok(outcome.builds.built > 1000, `stages were built at every level (${JSON.stringify(outcome.builds)})`);
+    assert.ok(outcome.builds.instanceFailed > 0, `a build that unwound through the instance ended it (${JSON.stringify(outcome.builds)})`);
+    assert.equal(outcome.deep, 'resolved', 'a stage built before the recursions folds');
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
     assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards');
   });
