@@ -450,7 +450,7 @@ impl Visit {
         }
         let written = self.put(&store, &entry).await;
         if let Some(flight) = &flight {
-            flight.finish();
+            flight::finish(flight);
         }
         let (write_back, claim) = match written {
             Ok(()) => (WriteBack::Written, claim),
@@ -475,7 +475,7 @@ impl Visit {
         }
         future_to_promise(async move {
             let outcome =
-                flight.outcome(self.settings.core.join_window_ms()).await.unwrap_or_else(|| CallOutcome::Failed {
+                flight::outcome(&flight, self.settings.core.join_window_ms()).await.unwrap_or_else(|| CallOutcome::Failed {
                     cause: format!(
                         "the concurrent run's call did not answer within the {} ms join window",
                         js_number_to_string(JOIN_WINDOW_MS)
@@ -507,7 +507,7 @@ impl Visit {
                 latches::insert(&self.stage, flight.key());
             }
             flight.publish(outcome.clone());
-            flight.finish();
+            flight::finish(&flight);
         }
     }
 

@@ -6,6 +6,7 @@ pub mod decision;
 pub mod details;
 pub mod events;
 pub mod extractive;
+pub mod flight;
 pub mod format;
 pub mod identity;
 pub mod js_number;
