@@ -11,7 +11,9 @@ use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
 use crate::core::events::{threw, InvalidSpot};
 use crate::core::format::MAX_ROLE_UNITS;
 use crate::core::js_number::js_number_to_string;
-use crate::core::recall::{covered_by_another, EntryFacts, SummaryFacts, MAX_CONTENT_UNITS, MAX_ENTRIES};
+use crate::core::recall::{
+    covered_by_another, EntryFacts, IdBudget, OverBudget, SummaryFacts, MAX_CONTENT_UNITS, MAX_ENTRIES,
+};
 
 /// One recall as read.
 #[derive(Default)]
@@ -80,7 +82,7 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     }
     let mut recall = Recall::default();
     let mut named = Vec::new();
-    let mut budget = IdBudget { covered_ids: MAX_ENTRIES, units: MAX_CONTENT_UNITS };
+    let mut budget = IdBudget::new();
     for (index, entry) in snapshot.iter().enumerate() {
         let loaded_len = snapshot.length() as usize;
         let read =
@@ -149,10 +151,8 @@ enum Problem {
     Field(&'static str, JsValue, &'static str),
     /// Reading threw.
     Unreadable(JsValue),
-    /// The recall's coverages name more ids, together, than a recall holds entries.
-    TooManyCoveredIds,
-    /// The ids and covered ids hold more text, together, than a recall's contents may.
-    TooMuchIdText,
+    /// The recall's ids broke a bound of what a visit copies.
+    OverBudget(OverBudget),
 }
 
 impl Problem {
@@ -162,17 +162,7 @@ impl Problem {
             Problem::Unreadable(error) => {
                 InvalidSpot::entry(index, "entry", threw("reading", &js::cause_of(&error)), "a plain memory entry")
             }
-            Problem::TooManyCoveredIds => InvalidSpot::entry(
-                index,
-                "metadata.summarizes.coveredIds",
-                format!("an array that brings the ids the recall's summaries name past {MAX_ENTRIES}"),
-                &format!("at most {MAX_ENTRIES} ids named by the recall's summaries together"),
-            ),
-            Problem::TooMuchIdText => InvalidSpot::too_large(
-                format!("entries whose ids and covered ids hold more than {MAX_CONTENT_UNITS} chars"),
-                "chars of ids",
-                MAX_CONTENT_UNITS,
-            ),
+            Problem::OverBudget(bound) => bound.at(index),
         }
     }
 }
@@ -180,6 +170,12 @@ impl Problem {
 impl From<JsValue> for Problem {
     fn from(error: JsValue) -> Problem {
         Problem::Unreadable(error)
+    }
+}
+
+impl From<OverBudget> for Problem {
+    fn from(bound: OverBudget) -> Problem {
+        Problem::OverBudget(bound)
     }
 }
 
@@ -197,25 +193,6 @@ fn finite_or(value: JsValue, otherwise: f64) -> f64 {
     value.as_f64().filter(|n| n.is_finite()).unwrap_or(otherwise)
 }
 
-/// What one visit copies of ids into Wasm, each entry's and each one a
-/// summary's coverage names, is bounded in all: a store holding summaries
-/// that name millions of long ids would otherwise exhaust the instance's
-/// memory, and so fail every other conversation's visit with it.
-struct IdBudget {
-    /// How many more ids the recall's coverages may name.
-    covered_ids: usize,
-    /// How many more UTF-16 units of id text may be copied.
-    units: usize,
-}
-
-impl IdBudget {
-    /// Takes `id`'s text out of the budget.
-    fn spend(&mut self, id: &JsString) -> Result<(), Problem> {
-        self.units = self.units.checked_sub(id.length() as usize).ok_or(Problem::TooMuchIdText)?;
-        Ok(())
-    }
-}
-
 fn read_entry(entry: &JsValue, budget: &mut IdBudget) -> Result<EntryRead, Problem> {
     if !entry.is_object() {
         return Err(Problem::Field("entry", entry.clone(), "a memory entry object"));
@@ -225,7 +202,7 @@ fn read_entry(entry: &JsValue, budget: &mut IdBudget) -> Result<EntryRead, Probl
     let Some(id) = id.dyn_ref::<JsString>().cloned() else {
         return Err(Problem::Field("id", id, "a string"));
     };
-    budget.spend(&id)?;
+    budget.copy_id_text(id.length() as usize)?;
     let value = entry.value()?;
     if !value.is_object() {
         return Err(Problem::Field("value", value, "an object with a `content`"));
@@ -249,13 +226,12 @@ fn read_entry(entry: &JsValue, budget: &mut IdBudget) -> Result<EntryRead, Probl
             let to_turn = finite_or(coverage.to_turn()?, 0.0);
             let from_turn = finite_or(coverage.from_turn()?, to_turn);
             // A copy by iteration: an exotic array (a Proxy) runs its traps here, where a throw is this entry's.
-            let copy = js::copy_up_to(&covered_ids, budget.covered_ids as u32)?;
-            budget.covered_ids =
-                budget.covered_ids.checked_sub(copy.length() as usize).ok_or(Problem::TooManyCoveredIds)?;
+            let copy = js::copy_up_to(&covered_ids, budget.covered_ids_left() as u32)?;
+            budget.name_covered_ids(copy.length() as usize)?;
             let mut named = Vec::new();
             for id in copy.iter() {
                 if let Some(id) = id.dyn_ref::<JsString>() {
-                    budget.spend(id)?;
+                    budget.copy_id_text(id.length() as usize)?;
                     named.push(id_text(id));
                 }
             }

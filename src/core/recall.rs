@@ -5,6 +5,8 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
+use super::events::InvalidSpot;
+
 /// The most entries one visit reads: a larger recall is served verbatim as
 /// invalid input before anything is copied. Each entry read costs Wasm memory
 /// for its facts and id, and a memory pipeline loads a window of recent turns,
@@ -15,6 +17,68 @@ pub const MAX_ENTRIES: usize = 100_000;
 /// is copied into Wasm whole, and no model takes this much (about 4 million
 /// tokens). A larger recall is served verbatim as invalid input.
 pub const MAX_CONTENT_UNITS: usize = 16 * 1024 * 1024;
+
+/// What one visit copies of ids into Wasm, each entry's and each one a
+/// summary's coverage names, is bounded in all: a store holding summaries
+/// that name millions of long ids would otherwise exhaust the instance's
+/// memory, and so fail every other conversation's visit with it.
+pub struct IdBudget {
+    /// How many more ids the recall's coverages may name.
+    covered_ids: usize,
+    /// How many more UTF-16 units of id text may be copied.
+    units: usize,
+}
+
+/// Which bound of [`IdBudget`] an entry broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OverBudget {
+    /// The recall's coverages name more ids, together, than a recall holds entries.
+    CoveredIds,
+    /// The ids and covered ids hold more text, together, than a recall's contents may.
+    IdText,
+}
+
+impl IdBudget {
+    pub const fn new() -> IdBudget {
+        IdBudget { covered_ids: MAX_ENTRIES, units: MAX_CONTENT_UNITS }
+    }
+
+    /// How many more ids the recall's coverages may name.
+    pub fn covered_ids_left(&self) -> usize {
+        self.covered_ids
+    }
+
+    /// Takes `count` ids a coverage names out of the budget.
+    pub fn name_covered_ids(&mut self, count: usize) -> Result<(), OverBudget> {
+        self.covered_ids = self.covered_ids.checked_sub(count).ok_or(OverBudget::CoveredIds)?;
+        Ok(())
+    }
+
+    /// Takes an id of `units` UTF-16 units out of the budget.
+    pub fn copy_id_text(&mut self, units: usize) -> Result<(), OverBudget> {
+        self.units = self.units.checked_sub(units).ok_or(OverBudget::IdText)?;
+        Ok(())
+    }
+}
+
+impl OverBudget {
+    /// The invalid input, at entry `index`.
+    pub fn at(self, index: usize) -> InvalidSpot {
+        match self {
+            OverBudget::CoveredIds => InvalidSpot::entry(
+                index,
+                "metadata.summarizes.coveredIds",
+                format!("an array that brings the ids the recall's summaries name past {MAX_ENTRIES}"),
+                &format!("at most {MAX_ENTRIES} ids named by the recall's summaries together"),
+            ),
+            OverBudget::IdText => InvalidSpot::too_large(
+                format!("entries whose ids and covered ids hold more than {MAX_CONTENT_UNITS} chars"),
+                "chars of ids",
+                MAX_CONTENT_UNITS,
+            ),
+        }
+    }
+}
 
 /// The fields of one entry the decisions need; nothing else is read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -194,6 +258,19 @@ pub fn claim_dated(facts: &[EntryFacts], claimed_at: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ids_one_visit_copies_are_bounded_in_all() {
+        let mut budget = IdBudget::new();
+        assert_eq!(budget.name_covered_ids(MAX_ENTRIES - 1), Ok(()));
+        assert_eq!(budget.covered_ids_left(), 1);
+        assert_eq!(budget.name_covered_ids(2), Err(OverBudget::CoveredIds));
+        assert_eq!(budget.copy_id_text(MAX_CONTENT_UNITS), Ok(()));
+        assert_eq!(budget.copy_id_text(1), Err(OverBudget::IdText));
+        let spot = OverBudget::CoveredIds.at(7);
+        assert_eq!((spot.index, spot.field.as_str()), (Some(7), "metadata.summarizes.coveredIds"));
+        assert_eq!(OverBudget::IdText.at(7).index, None, "the whole recall is too large");
+    }
 
     #[test]
     fn a_claim_is_dated_just_before_the_oldest_dated_entry() {
