@@ -1,7 +1,7 @@
 //! JS entry points of the offline `extractive` summarizer (core/extractive.rs).
 //! The package entry wraps them as `extractive(options) => async (messages) => text`.
 
-use js_sys::{Array, JsString, Object, Reflect};
+use js_sys::{JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -46,13 +46,18 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, Refusal> {
 /// this call alone).
 #[wasm_bindgen(js_name = extractiveSummary)]
 pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, Refusal> {
-    let Some(messages) = messages.dyn_ref::<Array>() else {
-        return Err(ConfigError::extractive_messages(&describe(&messages)).into());
-    };
+    let refused = |found: &str| Refusal::from(ConfigError::extractive_messages(found));
+    // Read by calls that catch, as a recall is: the array may be a Proxy that throws.
+    if !js::is_array(&messages).unwrap_or(false) {
+        return Err(refused(&describe(&messages)));
+    }
+    let messages =
+        js::copy_up_to(&messages, MAX_ENTRIES as u32 + 1).map_err(|error| refused(&unreadable_object(&error)))?;
     if messages.length() as usize > MAX_ENTRIES + 1 {
-        let found =
-            format!("an array of {} messages, more than a recall of {MAX_ENTRIES} entries gives", messages.length());
-        return Err(ConfigError::extractive_messages(&found).into());
+        let more = MAX_ENTRIES + 1;
+        return Err(refused(&format!(
+            "an array of more than {more} messages, more than a recall of {MAX_ENTRIES} entries gives"
+        )));
     }
     let mut units = 0usize;
     let mut text: Vec<(String, String)> = Vec::new();
@@ -65,7 +70,7 @@ pub fn extractive_summary(messages: JsValue, max_chars: f64) -> Result<String, R
         if units > MAX_CONTENT_UNITS {
             let found =
                 format!("{} messages holding more than {MAX_CONTENT_UNITS} chars of content", messages.length());
-            return Err(ConfigError::extractive_messages(&found).into());
+            return Err(refused(&found));
         }
         let role =
             field("role").map_or_else(|| "unknown".to_owned(), |role| String::from(role.slice(0, MAX_ROLE_UNITS)));

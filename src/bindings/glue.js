@@ -176,14 +176,7 @@ function guarded(visit) {
     visiting = visit();
   } catch (error) {
     note(error, born);
-    // Handled now if the stack allows, else by a microtask once it unwinds
-    // (a promise's `then` is V8's own; Node's `queueMicrotask` needs more stack).
-    try {
-      settledPromise.then(handleFailure);
-      handleFailure();
-    } catch {
-      // Left to the microtask, or to the next visit, task or export call.
-    }
+    handleSoon();
     return Promise.reject(unhandled ?? lastFailure);
   } finally {
     nestedVisits -= 1;
@@ -221,7 +214,11 @@ export function guardedExport(call) {
     return call();
   } catch (error) {
     if (deliberate !== undefined && Object.is(deliberate.error, error)) throw error;
-    throw fail(error, born);
+    note(error, born);
+    handleSoon();
+    throw unhandled ?? lastFailure;
+  } finally {
+    deliberate = undefined; // named for this call alone
   }
 }
 
@@ -230,6 +227,19 @@ function note(error, born) {
   if (failures === born) {
     failures += 1;
     unhandled = error;
+  }
+}
+
+/**
+ * Handles a noted failure now if the stack allows, else by a microtask once it unwinds (a promise's
+ * `then` is V8's own; Node's `queueMicrotask` needs more stack), or by the next visit, task or call.
+ */
+function handleSoon() {
+  try {
+    settledPromise.then(handleFailure);
+    handleFailure();
+  } catch {
+    // Left to the microtask.
   }
 }
 

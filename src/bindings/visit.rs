@@ -474,13 +474,14 @@ impl Visit {
             return Promise::resolve(&self.deliver(settled));
         }
         future_to_promise(async move {
-            let outcome =
-                flight::outcome(&flight, self.settings.core.join_window_ms()).await.unwrap_or_else(|| CallOutcome::Failed {
+            let outcome = flight::outcome(&flight, self.settings.core.join_window_ms()).await.unwrap_or_else(|| {
+                CallOutcome::Failed {
                     cause: format!(
                         "the concurrent run's call did not answer within the {} ms join window",
                         js_number_to_string(JOIN_WINDOW_MS)
                     ),
-                });
+                }
+            });
             Ok(self.deliver(self.settle(&candidate, outcome, Caller::Follower, &ClaimState::Silent)))
         })
     }

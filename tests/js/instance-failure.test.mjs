@@ -116,9 +116,50 @@ test('a trap in an export called outside a visit ends the instance as one in a v
       throw refused;
     }), /WebAssembly instance failed \(refused\)/);
     assert.equal(replaced, 3);
+    // Nor does a refusal of a call nested inside this one (a getter calling the package).
+    const inner = new TypeError('inner refusal');
+    assert.throws(() => glue.guardedExport(() => {
+      try {
+        glue.guardedExport(() => {
+          throw glue.refuse(inner);
+        });
+      } catch {
+        // The getter caught it, and the outer call then unwound with it.
+      }
+      throw inner;
+    }), /WebAssembly instance failed \(inner refusal\)/);
+    assert.equal(replaced, 4);
   } finally {
     console.warn = warn;
   }
+});
+
+// The real package, in this process: what it throws on purpose reaches the
+// caller as thrown, and the instance serving every conversation goes on.
+test('the package\'s refusals are thrown as they are, and end no instance', async () => {
+  const { summarize, extractive } = await import('../../pkg/dist/index.mjs');
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (message) => warnings.push(String(message));
+  try {
+    assert.throws(() => summarize({}), (error) => error.name === 'TypeError' && error.message.startsWith('summarize(config): '));
+    assert.throws(() => extractive({ maxchars: 1 }), (error) => error.message.startsWith('extractive(options): '));
+    const summarizer = extractive();
+    // An array that throws when read is refused through calls that catch, not unwound through the instance.
+    const throwing = new Proxy([], { get: () => { throw new Error('trap'); } });
+    await assert.rejects(summarizer(throwing), /^TypeError: extractive summarizer: `messages` must be an array of \{ role, content \}; received an object that cannot be read \(reading it threw: trap\)/);
+    const { proxy, revoke } = Proxy.revocable([], {});
+    revoke();
+    await assert.rejects(summarizer(proxy), /^TypeError: extractive summarizer: `messages` must be an array of \{ role, content \}; received an unreadable value/);
+    const fold = await summarize({ triggerMinEntries: 4, preserveRecent: 2, llm: summarizer }).fold(
+      Array.from({ length: 8 }, (_, n) => ({ id: `m-${n}`, value: { role: 'user', content: `Order #${n} ships on May ${n + 1}. ${'Thank you for your patience with us. '.repeat(5)}` }, source: { turn: n + 1 } })),
+      { conversationId: 'refusals' },
+    );
+    assert.equal(fold.recall[0].id, 'msg-summary-1-6');
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(warnings, [], 'no instance failed, and nothing was warned');
 });
 
 // The real package, in a child process per Node: a host deep in its own
