@@ -162,8 +162,25 @@ const settledPromise = Promise.resolve();
 const MAX_NESTED_VISITS = 32;
 let nestedVisits = 0;
 
+/**
+ * The stack a call into the instance may need (128 KiB, at least twice what a visit was seen to need:
+ * README), checked before it enters: an overflow inside fails the instance, and every conversation's
+ * visit in flight with it, where this refusal is the deep caller's own. Pushing this many arguments
+ * makes the engine check for their room first.
+ */
+const STACK_NEEDED = Array(16384).fill(0);
+const takeArguments = () => {};
+function noStack(what) {
+  try {
+    Reflect.apply(takeArguments, undefined, STACK_NEEDED);
+  } catch {
+    return new RangeError(`footprint-summarize: ${what} called with less than 128 KiB of stack left is refused before it reads anything, so that no overflow inside the instance fails other conversations' visits: the caller is deep in its own recursion. Fix: call it from shallower code (after an await, say)`);
+  }
+  return undefined;
+}
+
 function guarded(visit) {
-  const failure = currentFailure();
+  const failure = currentFailure() ?? noStack('a visit');
   if (failure !== undefined) return Promise.reject(failure);
   if (nestedVisits >= MAX_NESTED_VISITS) {
     const refusal = `footprint-summarize: a visit started inside ${MAX_NESTED_VISITS} visits still running is refused before it reads anything (recall and the store are untouched): a hook (a getter, now, countTokens, the summarizer, $emit or onEvent) calls the stage again from inside each visit. Fix: do not call the stage from its own hooks, or let the call wait for the visit (queueMicrotask)`;
@@ -208,6 +225,8 @@ export function refuse(error) {
  * its shadow stack short for every later call): the instance ends as at a visit's failure, named.
  */
 export function guardedExport(call) {
+  const refused = noStack('a call of the package');
+  if (refused !== undefined) throw refused;
   const born = failures;
   deliberate = undefined;
   try {

@@ -163,55 +163,55 @@ test('the package\'s refusals are thrown as they are, and end no instance', asyn
 });
 
 // The real package, in a child process per Node: a host deep in its own
-// recursion calls the stage with almost no stack left, and its visit fails
-// the instance with no stack left to handle that. It is handled as soon as
-// the stack unwinds, with no later call to help: the other conversations'
-// visits settle instead of waiting forever, their summarizers' late answers
-// reach nothing that throws, and a visit afterwards folds.
+// recursion calls it with almost no stack left. The deep call is refused
+// before it enters the instance, so it is that caller's failure alone:
+// before, an overflow inside the instance failed it, and with it every
+// other conversation's visit in flight.
+const refusedAtTheLimit = /^rejected: footprint-summarize: a visit called with less than 128 KiB of stack left is refused before it reads anything/;
+const stackLimit = (node, mode) =>
+  runNode(fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url)), mode ? [mode] : [], { node: node.command, timeout: 60_000 });
 const nodes = [{ name: `Node ${process.versions.node}`, command: process.execPath }, ...pinnedNodes];
 for (const node of nodes) {
-  test(`${node.name}: a visit that fails at the stack limit ends every waiting visit, and the package recovers`, async () => {
-    const script = fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url));
-    const { code, stdout, stderr } = await runNode(script, [], { node: node.command, timeout: 60_000 });
-    assert.equal(code, 0, `the process outlives the late answers: ${stderr.slice(-2000)}`);
+  test(`${node.name}: a visit at the stack limit is refused alone: the other conversations' visits fold, and no instance fails`, async () => {
+    const { code, stdout, stderr } = await stackLimit(node);
+    assert.equal(code, 0, stderr.slice(-2000));
     const outcome = JSON.parse(stdout);
-    assert.notEqual(outcome.deep, 'pending');
-    for (const waited of outcome.waiting) {
-      assert.match(waited, /^(resolved|rejected: footprint-summarize: the stage's WebAssembly instance failed)/, 'settled, not left pending');
-    }
+    assert.match(outcome.deep, refusedAtTheLimit);
+    assert.deepEqual(outcome.waiting, ['resolved', 'resolved', 'resolved'], 'each waiting visit settles from its own summarizer (one failed, two answered)');
+    assert.equal(outcome.instanceFailures, 0, 'no instance failed');
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a visit afterwards folds');
     assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards too');
   });
 
   // A host that calls the stage at every level of its recursion, from the
-  // stack limit up: some visits fail the instance inside the promise the
-  // visit makes, where the promise's executor catches the failure. Each is
-  // still an instance failure: before, the fresh instance was left broken
-  // there, and every later visit of every stage rejected with `unreachable`.
+  // stack limit up: the deepest visits are refused, the others fold, and
+  // the instance serving them all never fails.
   test(`${node.name}: visits at every level of a recursion from the stack limit leave the package sound`, async () => {
-    const script = fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url));
-    const { code, stdout, stderr } = await runNode(script, ['--every-frame'], { node: node.command, timeout: 60_000 });
+    const { code, stdout, stderr } = await stackLimit(node, '--every-frame');
     assert.equal(code, 0, stderr.slice(-2000));
     const outcome = JSON.parse(stdout);
     assert.ok(outcome.deepVisits > 100, `the stage was called at every level (${outcome.deepVisits} visits)`);
     assert.equal(outcome.deepPending, 0, 'every visit settled');
+    assert.ok(outcome.deepRefused > 0 && outcome.deepRefused < outcome.deepVisits, `the deepest were refused, the others ran (${outcome.deepRefused} of ${outcome.deepVisits})`);
+    assert.equal(outcome.instanceFailures, 0, 'no instance failed');
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
     assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards');
   });
 
   // A host that builds a stage at every level of a recursion, from the stack
-  // limit up: a build that overflows the stack inside the instance unwinds
-  // through it without restoring its shadow stack. Before, the instance went
-  // on serving every conversation on a shadow stack shorter each time, until
-  // it wrote out of bounds (and a visit's trap then ended the process).
+  // limit up, before anything else ran. Before, a build that overflowed the
+  // stack inside the instance unwound through it without restoring its
+  // shadow stack, and the instance went on serving every conversation on a
+  // shadow stack shorter each time, until it wrote out of bounds.
   test(`${node.name}: stages built at every level of a recursion from the stack limit leave the package sound`, async () => {
-    const script = fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url));
-    const { code, stdout, stderr } = await runNode(script, ['--summarize-every-frame'], { node: node.command, timeout: 60_000 });
+    const { code, stdout, stderr } = await stackLimit(node, '--summarize-every-frame');
     assert.equal(code, 0, stderr.slice(-2000));
     const outcome = JSON.parse(stdout);
-    assert.ok(outcome.builds.built > 1000, `stages were built at every level (${JSON.stringify(outcome.builds)})`);
-    assert.ok(outcome.builds.instanceFailed > 0, `a build that unwound through the instance ended it (${JSON.stringify(outcome.builds)})`);
-    assert.equal(outcome.deep, 'resolved', 'a stage built before the recursions folds');
+    const builds = JSON.stringify(outcome.builds);
+    assert.ok(outcome.builds.built > 1000, `stages were built at every level (${builds})`);
+    assert.ok(outcome.builds.refused > 0, `the deepest builds were refused before entering the instance (${builds})`);
+    assert.equal(outcome.builds.instanceFailed + outcome.instanceFailures, 0, `no build failed the instance (${builds})`);
+    assert.equal(outcome.deep, 'resolved', 'a stage built after them folds');
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
     assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards');
   });
