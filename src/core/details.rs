@@ -11,8 +11,9 @@
 //! separators, a zero fraction, an ordinal suffix, a phone number's
 //! formatting, a currency or `%` as a sign or a word, before or after the
 //! number), since reporting a kept detail as dropped is worse than
-//! missing a drop. It must be held whole, though: `$42` is not kept by a
-//! summary that says `$429`, nor `1.5 kg` by one that says `15 kg`.
+//! missing a drop. It must be held whole, though, currency included: `$42`
+//! is not kept by a summary that says `$429`, nor `1.5 kg` by one that says
+//! `15 kg`, nor `$500` by one that says `€500`.
 
 use std::collections::HashSet;
 
@@ -89,7 +90,7 @@ impl Audit {
             let ordinary = c.is_alphanumeric() || c.is_whitespace() || c.is_ascii_punctuation() || c == '°';
             // The Hangul fillers are letters that show as blank space.
             let blank_letter = matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}');
-            (ordinary || CURRENCY_SYMBOLS.contains(&c)) && !blank_letter && !matches!(c, '[' | ']') && !is_line_break(c)
+            (ordinary || is_currency_sign(c)) && !blank_letter && !matches!(c, '[' | ']') && !is_line_break(c)
         };
         for (index, detail) in written.iter().enumerate().rev() {
             if count == bounds.max_details {
@@ -178,10 +179,21 @@ struct Canonical {
 impl Canonical {
     /// Lower case, letters and digits only (so spacing and punctuation go),
     /// numbers without thousands separators and with `.` as the decimal one
-    /// ([`Canonical::push_number`]), no ordinal suffix (`3rd` → `3`), and no
-    /// currency or percentage words, as there are no such signs.
+    /// ([`Canonical::push_number`]), no ordinal suffix (`3rd` → `3`), and a
+    /// currency or a percentage, as a sign or a word, written as one code
+    /// after its number ([`mark_at`]): `$1,299`, `USD 1,299` and `1,299
+    /// dollars` are all `1299 usd`, `EUR-20931` is `20931 eur`, and `20%`
+    /// and `20 per cent` are `20 pct`; `€42` is not `$42`, nor `EUR-20931`
+    /// the number `20931`.
     fn of(text: &str) -> Canonical {
         let mut out = Canonical { text: String::new(), bounds: vec![0] };
+        // A currency named before its amount (`$42`, `USD 42`, `EUR-20931`):
+        // written after the number that follows it past spacing and
+        // punctuation, or where it stands when a word does (`USD account`).
+        let mut before_number: Option<&str> = None;
+        // No word since the last number: a currency named now is that
+        // number's (`42 USD`, not the next one's).
+        let mut after_number = false;
         let mut rest = text;
         while let Some(c) = rest.chars().next() {
             if c.is_ascii_digit() {
@@ -195,31 +207,56 @@ impl Canonical {
                 if is_ordinal_suffix(suffix) && boundary {
                     rest = &rest[2..];
                 }
-                continue;
-            }
-            if c.is_alphabetic() {
-                let word = &rest[..rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len())];
-                rest = &rest[word.len()..];
-                // A currency's or a percentage's word is a mark, as its sign
-                // is: `1,299 USD` is `USD 1,299` and `$1,299`, `20 percent` is `20%`.
-                match after_mark_word(word, rest) {
-                    Some(after) => {
-                        out.bound();
-                        rest = after;
-                    }
-                    None => out.text.extend(word.chars().flat_map(char::to_lowercase)),
+                if let Some(code) = before_number.take() {
+                    out.push_word(code);
                 }
+                after_number = true;
                 continue;
             }
-            if c.is_alphanumeric() {
-                out.text.extend(c.to_lowercase());
-            } else {
-                out.bound();
+            if let Some((code, after)) = mark_at(rest) {
+                if let Some(earlier) = before_number.take() {
+                    out.push_word(earlier);
+                }
+                if after_number || code == PERCENT_CODE {
+                    out.push_word(code);
+                } else {
+                    out.bound();
+                    before_number = Some(code);
+                }
+                after_number = false;
+                rest = after;
+                continue;
             }
-            rest = &rest[c.len_utf8()..];
+            if !c.is_alphanumeric() {
+                out.bound();
+                rest = &rest[c.len_utf8()..];
+                continue;
+            }
+            if let Some(code) = before_number.take() {
+                out.push_word(code);
+            }
+            after_number = false;
+            // A word of letters, or one other letter or digit (`²`, `٣`).
+            let len = match c.is_alphabetic() {
+                true => rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len()),
+                false => c.len_utf8(),
+            };
+            let word = &rest[..len];
+            out.text.extend(word.chars().flat_map(char::to_lowercase));
+            rest = &rest[word.len()..];
+        }
+        if let Some(code) = before_number {
+            out.push_word(code);
         }
         out.bound();
         out
+    }
+
+    /// A word of its own: `usd` after `1299` is `1299` then `usd`.
+    fn push_word(&mut self, word: &str) {
+        self.bound();
+        self.text.push_str(word);
+        self.bound();
     }
 
     /// Marks the end of a word (and the start of the next) where `text` ends now.
@@ -263,16 +300,41 @@ impl Canonical {
     }
 }
 
-/// When `word`, followed by `rest`, names a currency or a percentage
-/// (`USD`, `dollars`, `percent`, `per cent`), the text after it.
-fn after_mark_word<'a>(word: &str, rest: &'a str) -> Option<&'a str> {
+/// How a percentage is written in canonical text, whether `%`, `percent` or `per cent`.
+const PERCENT_CODE: &str = "pct";
+
+/// When `text` starts with a currency's or a percentage's sign or word
+/// (`$`, `USD`, `dollars`, `%`, `percent`, `per cent`), its one code (a
+/// sign is its most common currency's: `$` is `usd`, `¥` is `jpy`) and the
+/// text after it.
+fn mark_at(text: &str) -> Option<(&'static str, &str)> {
+    let first = text.chars().next()?;
+    let sign = CURRENCY_SIGNS.iter().find(|&&(sign, _)| sign == first).map(|&(_, code)| code);
+    if let Some(code) = sign.or((first == '%').then_some(PERCENT_CODE)) {
+        return Some((code, &text[first.len_utf8()..]));
+    }
+    let word = &text[..text.find(|c: char| !c.is_alphabetic()).unwrap_or(text.len())];
+    if word.is_empty() {
+        return None;
+    }
+    let rest = &text[word.len()..];
     let is = |known: &str| known.eq_ignore_ascii_case(word);
-    if is("percent") || CURRENCY_WORDS.iter().any(|&known| is(known)) {
-        return Some(rest);
+    if is("percent") {
+        return Some((PERCENT_CODE, rest));
+    }
+    if let Some(&known) = CURRENCY_WORDS.iter().find(|&&known| is(known)) {
+        let code = match known {
+            "dollars" | "dollar" => "usd",
+            "euros" | "euro" => "eur",
+            "pounds" => "gbp",
+            "yen" => "jpy",
+            code => code,
+        };
+        return Some((code, rest));
     }
     let after_per = rest.trim_start();
     let cent = after_per.get(..4).is_some_and(|next| next.eq_ignore_ascii_case("cent"));
-    (is("per") && cent && !after_per[4..].starts_with(char::is_alphabetic)).then(|| &after_per[4..])
+    (is("per") && cent && !after_per[4..].starts_with(char::is_alphabetic)).then(|| (PERCENT_CODE, &after_per[4..]))
 }
 
 /// The number `text` starts with: digits, with a `.` or `,` between two.
@@ -292,7 +354,23 @@ fn number_at(text: &str) -> &str {
 fn is_ordinal_suffix(suffix: &str) -> bool {
     ["st", "nd", "rd", "th"].iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix))
 }
-const CURRENCY_SYMBOLS: &[char] = &['$', '€', '£', '¥', '₹', '₩', '₽', '₺', '₫', '฿'];
+/// Each currency sign, with the code of its most common currency (`$` is `usd`).
+const CURRENCY_SIGNS: &[(char, &str)] = &[
+    ('$', "usd"),
+    ('€', "eur"),
+    ('£', "gbp"),
+    ('¥', "jpy"),
+    ('₹', "inr"),
+    ('₩', "krw"),
+    ('₽', "rub"),
+    ('₺', "try"),
+    ('₫', "vnd"),
+    ('฿', "thb"),
+];
+
+fn is_currency_sign(c: char) -> bool {
+    CURRENCY_SIGNS.iter().any(|&(sign, _)| sign == c)
+}
 const CURRENCY_WORDS: &[&str] = &[
     "usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "inr", "cny", "krw", "sek", "nok", "dkk", "mxn", "brl", "dollars",
     "dollar", "euros", "euro", "pounds", "yen",
@@ -384,8 +462,8 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     // first fold this keeps about a tenth shorter (README, "Cold start"). A
     // detector for a detail with no digit and no mark must be tried above it.
     let marked = word.bytes().any(|b| b.is_ascii_digit() || b"@/\\#%".contains(&b))
-        || word.starts_with(CURRENCY_SYMBOLS)
-        || word.ends_with(CURRENCY_SYMBOLS)
+        || word.starts_with(is_currency_sign)
+        || word.ends_with(is_currency_sign)
         || starts("www.");
     if !marked {
         if next.starts_with(|c: char| c.is_ascii_digit()) {
@@ -413,8 +491,8 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     if is_path(word) {
         return (Some(word), 1);
     }
-    let symbol = word.starts_with(CURRENCY_SYMBOLS) || word.ends_with(CURRENCY_SYMBOLS);
-    if symbol && is_amount(word.trim_matches(CURRENCY_SYMBOLS)) {
+    let symbol = word.starts_with(is_currency_sign) || word.ends_with(is_currency_sign);
+    if symbol && is_amount(word.trim_matches(is_currency_sign)) {
         return (Some(word), 1);
     }
     if is_amount(next) && is(word, CURRENCY_WORDS) {
@@ -731,6 +809,37 @@ mod tests {
             let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
             assert_eq!((audit.kept, audit.dropped.len()), (1, 0), "{said} → {summarized}");
         }
+    }
+
+    /// A currency is part of its amount, and a currency's code part of an id:
+    /// a summary that swapped one, or kept only the digits of an id, changed
+    /// the detail (both were counted kept when currency words were dropped).
+    #[test]
+    fn a_currency_is_part_of_its_amount_in_any_spelling() {
+        for (said, summarized) in [
+            ("$500", "€500"),
+            ("€42,50", "42.50 GBP"),
+            ("1,299 USD", "1,299 CAD"),
+            ("EUR-20931", "order 20931"),
+            ("USD-4417", "card 4417"),
+        ] {
+            let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
+            assert_eq!((audit.kept, audit.dropped.clone()), (0, vec![said.to_owned()]), "{said} → {summarized}");
+        }
+        for (said, summarized) in [
+            ("€42,50", "42.50 euros"),
+            ("USD 42", "$42"),
+            ("42 dollars", "$ 42"),
+            ("£7.99", "GBP 7.99"),
+            ("EUR-20931", "eur 20931"),
+            ("15%", "15 percent"),
+        ] {
+            let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
+            assert_eq!((audit.kept, audit.dropped.len()), (1, 0), "{said} → {summarized}");
+        }
+        // A currency named after one number is that number's, not the next one's.
+        let audit = audit(["Pay 5 USD 10 times."], "Pay $5, 10 times.");
+        assert_eq!((audit.kept, audit.dropped.len()), (audit.found(), 0), "{audit:?}");
     }
 
     #[test]
