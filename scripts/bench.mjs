@@ -463,7 +463,7 @@ function renderMarkdown(report) {
       '',
       `${settings.turns} turns, a fact planted every 20 turns; loadRecent window ${settings.window}, triggerMinEntries ${settings.triggerMinEntries}, ` +
         `preserveRecent ${settings.preserveRecent}, minFoldEntries ${settings.minFoldEntries}; extractive with maxChars ${settings.maxChars} ` +
-          '(0 for the empty summary). Each planted fact is one exact detail; it is kept while recall holds it as written. Subject only.',
+          '(a one-word summary for the floor). Each planted fact is one exact detail; it is kept while recall holds it as written. Subject only.',
       '',
     );
     out.push(

@@ -26,8 +26,9 @@ export const VARIANTS = [
   { name: 'maxSummaries: 1, keepDetails', stage: { maxSummaries: 1, keepDetails: true } },
   { name: 'maxSummaries: 3', stage: { maxSummaries: 3 } },
   // The floor of chars sent with one rolling summary: its label and the
-  // verbatim tail, with a summarizer that writes nothing.
-  { name: 'maxSummaries: 1, empty summary', stage: { maxSummaries: 1 }, extractiveMaxChars: 0 },
+  // verbatim tail, with a summarizer that writes one word (a blank summary
+  // is a failed call, served verbatim).
+  { name: 'maxSummaries: 1, one-word summary', stage: { maxSummaries: 1 }, summaryText: 'Noted.' },
   // Triggered and kept in tokens (the entry trigger out of reach): by a real
   // tokenizer, and by the package's ceil(length / 4) without `countTokens`.
   { name: 'maxSummaries: 1, in tokens (o200k_base)', stage: { maxSummaries: 1, ...TOKEN_BUDGETS }, counter: 'o200k' },
@@ -103,7 +104,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
   const store = [];
   let clock = 1_700_000_000_000;
   let calls = 0;
-  const summarizer = api.extractive({ maxChars: variant.extractiveMaxChars ?? settings.maxChars });
+  const summarizer = variant.summaryText ? async () => variant.summaryText : api.extractive({ maxChars: settings.maxChars });
   const llm = async (messages) => {
     calls++;
     return summarizer(messages);
