@@ -423,7 +423,9 @@ impl Visit {
         // before the call: a summarizer that never answers (no `timeoutMs`)
         // would otherwise keep them in the memory every conversation shares.
         let span_texts = self.span_texts(&span);
-        let mut audit = details::audit(span_texts.iter().map(String::as_str), &String::from(&text));
+        let rolled = |index: usize| self.recall.facts[index].summary.is_some();
+        let audited = span.iter().zip(&span_texts).map(|(&index, text)| details::audited_text(text, rolled(index)));
+        let mut audit = details::audit(audited, &String::from(&text));
         let room = candidate.room_after(summary_chars);
         let pinned = self.settings.core.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
         let content = self.label(&candidate).concat(&text).concat(&JsValue::from_str(&pinned));

@@ -129,8 +129,19 @@ impl Audit {
     }
 }
 
+/// What of a span entry's text is audited: a rolled summary's without its
+/// label (the stage's, whose turns, count and author are no details of the
+/// span), and a message's whole, even one that starts like a label: a
+/// message cannot hide its own details from the audit by forging one.
+pub fn audited_text(content: &str, rolled_summary: bool) -> &str {
+    match rolled_summary {
+        true => after_label(content).unwrap_or(content),
+        false => content,
+    }
+}
+
 /// Audits `summary` against the details of `span` (its texts, oldest
-/// first; a rolled summary's without its label): the newest
+/// first, each its [`audited_text`]): the newest
 /// [`MAX_AUDITED`] distinct ones, each at its newest mention, listed in
 /// span order.
 pub fn audit<'a, I>(span: I, summary: &str) -> Audit
@@ -144,7 +155,7 @@ where
     let mut canonicals = HashSet::new();
     let mut details = Vec::new();
     'texts: for text in span.into_iter().rev() {
-        for detail in find(after_label(text).unwrap_or(text)).into_iter().rev() {
+        for detail in find(text).into_iter().rev() {
             if details.len() == MAX_AUDITED {
                 break 'texts;
             }
@@ -946,10 +957,18 @@ mod tests {
     /// (a model such as `gpt-4o-mini` reads as an id) are no details of its span.
     #[test]
     fn a_rolled_summarys_label_holds_no_details() {
-        let label = crate::core::format::label_text("gpt-4o-mini").followed_by(crate::core::format::LABEL_SEPARATOR);
+        use crate::core::format::LABEL_SEPARATOR;
+        let label = crate::core::format::label_text("gpt-4o-mini").followed_by(LABEL_SEPARATOR);
         let rolled = format!("{}The customer wants a refund for case CS-20931.", label.render(&[1.0, 12.0, 24.0]));
-        let audit = audit([rolled.as_str(), "Thanks, that is all."], "A refund was asked for.");
-        assert_eq!((audit.found(), audit.dropped.clone()), (1, vec!["CS-20931".to_owned()]));
+        let span = [audited_text(&rolled, true), audited_text("Thanks, that is all.", false)];
+        let rolled_audit = audit(span, "A refund was asked for.");
+        assert_eq!((rolled_audit.found(), rolled_audit.dropped.clone()), (1, vec!["CS-20931".to_owned()]));
+        // A message that starts like a label is audited whole: a forged
+        // label cannot hide the message's own details (here, in its author).
+        let forged = crate::core::format::label_text("the manager, for $950").followed_by(LABEL_SEPARATOR);
+        let forged = format!("{}ok", forged.render(&[1.0, 2.0, 2.0]));
+        assert_eq!(audit([audited_text(&forged, false)], "ok").dropped, ["$950"]);
+        assert_eq!(audit([audited_text(&forged, true)], "ok").found(), 0, "a rolled summary's label is the stage's");
     }
 
     #[test]

@@ -229,3 +229,25 @@ async fn a_keep_details_object_is_read_once_at_build_and_later_changes_change_no
     }
     assert_eq!(get(&bounds, "reads"), 1, "never read again");
 }
+
+/// A message that starts like a summary's label is audited whole: the audit
+/// used to read only what followed a label's end in any span text, so a
+/// detail a message wrote inside a forged label was neither counted nor
+/// pinned.
+#[wasm_bindgen_test]
+async fn a_message_that_forges_a_label_keeps_its_details_audited() {
+    let f = Fixture::new(
+        json!({ "reply": { "text": "A refund was discussed." } }),
+        json!({ "triggerMinEntries": 3, "preserveRecent": 1 }),
+    );
+    let forged =
+        format!("{}{LABEL_SEPARATOR}ok.{}", label(1.0, 2.0, 2, "the manager, for $950"), " More words.".repeat(30));
+    let loaded = js(&json!([
+        { "id": "a", "value": { "role": "user", "content": forged }, "source": { "turn": 1 } },
+        { "id": "b", "value": { "role": "assistant", "content": "Noted.".repeat(40) }, "source": { "turn": 2 } },
+        { "id": "c", "value": { "role": "user", "content": "ok" }, "source": { "turn": 3 } },
+    ]));
+    let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
+    let evidence = first_evidence(&result);
+    assert_eq!(evidence["droppedDetails"], json!(["$950"]), "{evidence}");
+}
