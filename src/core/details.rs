@@ -202,8 +202,8 @@ impl Canonical {
         // written after the number that follows it past spacing and
         // punctuation, or where it stands when a word does (`USD account`).
         let mut before_number: Option<&str> = None;
-        // No word since the last number: a currency named now is that
-        // number's (`42 USD`, not the next one's).
+        // Only white space since the last number: a currency named now is
+        // that number's (`42 USD`, `42 €`), not the next one's.
         let mut after_number = false;
         let mut rest = text;
         while let Some(c) = rest.chars().next() {
@@ -240,6 +240,7 @@ impl Canonical {
             }
             if !c.is_alphanumeric() {
                 out.bound();
+                after_number &= c.is_whitespace();
                 rest = &rest[c.len_utf8()..];
                 continue;
             }
@@ -848,9 +849,10 @@ mod tests {
             let audit = audit([format!("It is {said} today.").as_str()], &format!("It is {summarized} now."));
             assert_eq!((audit.kept, audit.dropped.len()), (1, 0), "{said} → {summarized}");
         }
-        // A currency named after one number is that number's, not the next one's.
-        let audit = audit(["Pay 5 USD 10 times."], "Pay $5, 10 times.");
-        assert_eq!((audit.kept, audit.dropped.len()), (audit.found(), 0), "{audit:?}");
+        // A currency named just after one number is that number's, not the
+        // next one's; after punctuation, it is the next one's.
+        let audit = audit(["Pay 5 USD 10 times, or 42€ for case 7, $9 later."], "Pay $5, 10 times, or € 42; $9 later.");
+        assert_eq!((audit.found(), audit.kept, audit.dropped.len()), (3, 3, 0), "{audit:?}");
     }
 
     #[test]
