@@ -421,14 +421,16 @@ const MONTHS: &[&str] = &[
     "dec",
 ];
 
-/// One whitespace-separated word, without the punctuation around it that no
-/// detail ends or starts with.
+/// One word: text between white space, or between the quotes and braces of
+/// compact JSON (a tool's output, `{"order":"NW-48213","total":"$19.00"}`,
+/// has no space at all), without the punctuation around it that no detail
+/// ends or starts with.
 fn words(text: &str) -> Vec<&str> {
     let opening = |c: char| matches!(c, '(' | '[' | '{' | '"' | '\'' | '“' | '‘' | '«' | '<' | '*');
     let closing = |c: char| {
         matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '»' | '>' | '*')
     };
-    text.split_whitespace()
+    text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '{' | '}'))
         .map(|word| word.trim_start_matches(opening).trim_end_matches(closing))
         .filter(|word| !word.is_empty())
         .collect()
@@ -853,6 +855,16 @@ mod tests {
         // next one's; after punctuation, it is the next one's.
         let audit = audit(["Pay 5 USD 10 times, or 42€ for case 7, $9 later."], "Pay $5, 10 times, or € 42; $9 later.");
         assert_eq!((audit.found(), audit.kept, audit.dropped.len()), (3, 3, 0), "{audit:?}");
+    }
+
+    /// A tool's output in an agent's memory is often compact JSON, with no
+    /// space between its fields.
+    #[test]
+    fn the_details_of_compact_json_are_found() {
+        let output = r#"{"order":"NW-48213","total":"$19.00","email":"dana@example.com","ship":"2026-03-14","items":["RMA-7731"],"qty":3}"#;
+        assert_eq!(find(output), ["NW-48213", "$19.00", "dana@example.com", "2026-03-14", "RMA-7731"]);
+        let audit = audit([output], "Order NW-48213, $19.00, ships 2026-03-14.");
+        assert_eq!(audit.dropped, ["dana@example.com", "RMA-7731"]);
     }
 
     #[test]
