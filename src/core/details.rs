@@ -198,12 +198,13 @@ impl Canonical {
     /// the number `20931`.
     fn of(text: &str) -> Canonical {
         let mut out = Canonical { text: String::new(), bounds: vec![0] };
-        // A currency named before its amount (`$42`, `USD 42`, `EUR-20931`):
-        // written after the number that follows it past spacing and
-        // punctuation, or where it stands when a word does (`USD account`).
-        let mut before_number: Option<&str> = None;
-        // Only white space since the last number: a currency named now is
-        // that number's (`42 USD`, `42 €`), not the next one's.
+        // A currency that may name the amount after it (`$42`, `USD 42`,
+        // `EUR-20931`): written after the number that follows it past spacing
+        // and punctuation, or where it stands when a word does (`USD
+        // account`), unless it was written already, as the last number's.
+        let mut before_number: Option<(&str, bool)> = None;
+        // No word since the last number: a currency named now may be that
+        // number's (`42 USD`, `20931-EUR`) as well as the next one's.
         let mut after_number = false;
         let mut rest = text;
         while let Some(c) = rest.chars().next() {
@@ -218,21 +219,24 @@ impl Canonical {
                 if is_ordinal_suffix(suffix) && boundary {
                     rest = &rest[2..];
                 }
-                if let Some(code) = before_number.take() {
+                if let Some((code, _)) = before_number.take() {
                     out.push_word(code);
                 }
                 after_number = true;
                 continue;
             }
             if let Some((code, after)) = mark_at(rest) {
-                if let Some(earlier) = before_number.take() {
-                    out.push_word(earlier);
-                }
-                if after_number || code == PERCENT_CODE {
+                out.flush_currency(before_number.take());
+                if code == PERCENT_CODE {
                     out.push_word(code);
                 } else {
+                    // Between two numbers (`#48213 $19`), it may be either's:
+                    // written for both, so a summary that copies the text keeps both.
+                    if after_number {
+                        out.push_word(code);
+                    }
                     out.bound();
-                    before_number = Some(code);
+                    before_number = Some((code, after_number));
                 }
                 after_number = false;
                 rest = after;
@@ -240,13 +244,10 @@ impl Canonical {
             }
             if !c.is_alphanumeric() {
                 out.bound();
-                after_number &= c.is_whitespace();
                 rest = &rest[c.len_utf8()..];
                 continue;
             }
-            if let Some(code) = before_number.take() {
-                out.push_word(code);
-            }
+            out.flush_currency(before_number.take());
             after_number = false;
             // A word of letters, or one other letter or digit (`²`, `٣`).
             let len = match c.is_alphabetic() {
@@ -257,11 +258,16 @@ impl Canonical {
             out.text.extend(word.chars().flat_map(char::to_lowercase));
             rest = &rest[word.len()..];
         }
-        if let Some(code) = before_number {
-            out.push_word(code);
-        }
+        out.flush_currency(before_number);
         out.bound();
         out
+    }
+
+    /// Writes a currency that no number followed, unless it was written already.
+    fn flush_currency(&mut self, waiting: Option<(&str, bool)>) {
+        if let Some((code, false)) = waiting {
+            self.push_word(code);
+        }
     }
 
     /// A word of its own: `usd` after `1299` is `1299` then `usd`.
@@ -333,6 +339,12 @@ fn mark_at(text: &str) -> Option<(&'static str, &str)> {
     let is = |known: &str| known.eq_ignore_ascii_case(word);
     if is("percent") {
         return Some((PERCENT_CODE, rest));
+    }
+    // `US dollars`, one currency in two words.
+    let next = rest.trim_start();
+    let next_word = &next[..next.find(|c: char| !c.is_alphabetic()).unwrap_or(next.len())];
+    if is("us") && ["dollar", "dollars"].iter().any(|dollars| dollars.eq_ignore_ascii_case(next_word)) {
+        return Some(("usd", &next[next_word.len()..]));
     }
     if let Some(&known) = CURRENCY_WORDS.iter().find(|&&known| is(known)) {
         let code = match known {
@@ -421,16 +433,19 @@ const MONTHS: &[&str] = &[
     "dec",
 ];
 
-/// One word: text between white space, or between the quotes and braces of
-/// compact JSON (a tool's output, `{"order":"NW-48213","total":"$19.00"}`,
-/// has no space at all), without the punctuation around it that no detail
-/// ends or starts with.
+/// One word: text between white space, or between the quotes of compact
+/// JSON (a tool's output, `{"order":"NW-48213","total":"$19.00"}`, has no
+/// space at all, and its quotes may be escaped), without the punctuation
+/// around it that no detail ends or starts with.
 fn words(text: &str) -> Vec<&str> {
     let opening = |c: char| matches!(c, '(' | '[' | '{' | '"' | '\'' | '“' | '‘' | '«' | '<' | '*');
     let closing = |c: char| {
-        matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '»' | '>' | '*')
+        matches!(
+            c,
+            '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '»' | '>' | '*' | '\\'
+        )
     };
-    text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '{' | '}'))
+    text.split(|c: char| c.is_whitespace() || c == '"')
         .map(|word| word.trim_start_matches(opening).trim_end_matches(closing))
         .filter(|word| !word.is_empty())
         .collect()
@@ -856,8 +871,22 @@ mod tests {
             ("EUR-20931", "eur 20931"),
             ("15%", "15 percent"),
         ]);
-        // A currency named just after one number is that number's, not the
-        // next one's; after punctuation, it is the next one's.
+        assert_kept(&[("42 dollars", "42 US dollars")]);
+        let reordered = audit(["Paid March 3rd $500."], "$500 was paid on March 3.");
+        assert_eq!((reordered.found(), reordered.kept), (2, 2), "{reordered:?}");
+        // A text copied whole keeps every detail it holds, wherever a currency
+        // stands (between two numbers, it is written for both).
+        for text in [
+            "Order NW-48213 $19.00 refunded.",
+            "Invoice #48213 USD 1,299.00 due.",
+            "card 1234 USD-4417",
+            "20931-EUR, 20932-EUR",
+            "Qty 2 $19 each",
+        ] {
+            let copied = audit([text], text);
+            assert_eq!((copied.kept, copied.dropped.len()), (copied.found(), 0), "{text}: {copied:?}");
+        }
+        // A currency between two numbers may be either's.
         let audit = audit(["Pay 5 USD 10 times, or 42€ for case 7, $9 later."], "Pay $5, 10 times, or € 42; $9 later.");
         assert_eq!((audit.found(), audit.kept, audit.dropped.len()), (3, 3, 0), "{audit:?}");
     }
@@ -870,6 +899,13 @@ mod tests {
         assert_eq!(find(output), ["NW-48213", "$19.00", "dana@example.com", "2026-03-14", "RMA-7731"]);
         let audit = audit([output], "Order NW-48213, $19.00, ships 2026-03-14.");
         assert_eq!(audit.dropped, ["dana@example.com", "RMA-7731"]);
+        // Escaped, as JSON inside JSON is.
+        assert_eq!(find(r#"{\"order\":\"NW-48213\",\"total\":\"$19.00\"}"#), ["NW-48213", "$19.00"]);
+        // A URL template's braces are the URL's.
+        assert_eq!(
+            find("GET https://api.example.com/orders/{id}/items now"),
+            ["https://api.example.com/orders/{id}/items"]
+        );
     }
 
     #[test]
