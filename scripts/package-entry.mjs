@@ -15,7 +15,7 @@
 // from the same compiled module. Stages built before keep working on it.
 import { compiledModule } from './wasm-init.js';
 import { createInstance } from './instance.js';
-import { currentFailure, guardedExport, onInstanceFailure } from './glue.js';
+import { HELPER_STACK, guardedExport, onInstanceFailure } from './glue.js';
 
 function start() {
   const instance = createInstance();
@@ -33,12 +33,11 @@ onInstanceFailure(() => {
 
 /**
  * Calls `call` with the sound instance, under the guard: throws what keeps
- * it out while none can be made, and ends it when a call traps.
+ * it out (too little stack for `needed`, or no instance while none can be
+ * made), and ends it when a call traps.
  */
-function live(call) {
-  const failure = currentFailure();
-  if (failure !== undefined) throw failure;
-  return guardedExport(() => call(current));
+function live(call, needed) {
+  return guardedExport(() => call(current), needed);
 }
 
 export const { SUMMARY_ID_PREFIX, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX } = current.summaryConstants();
@@ -47,16 +46,16 @@ export function summarize(config) {
   return live((instance) => instance.summarize(config));
 }
 export function summaryEntryId(fromTurn, toTurn) {
-  return live((instance) => instance.summaryEntryId(fromTurn, toTurn));
+  return live((instance) => instance.summaryEntryId(fromTurn, toTurn), HELPER_STACK);
 }
 export function summaryCoverage(entry) {
-  return live((instance) => instance.summaryCoverage(entry));
+  return live((instance) => instance.summaryCoverage(entry), HELPER_STACK);
 }
 export function isSummaryEntry(entry) {
-  return live((instance) => instance.isSummaryEntry(entry));
+  return live((instance) => instance.isSummaryEntry(entry), HELPER_STACK);
 }
 export function isSummaryClaim(entry) {
-  return live((instance) => instance.isSummaryClaim(entry));
+  return live((instance) => instance.isSummaryClaim(entry), HELPER_STACK);
 }
 
 /**

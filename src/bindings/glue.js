@@ -163,24 +163,26 @@ const MAX_NESTED_VISITS = 32;
 let nestedVisits = 0;
 
 /**
- * The stack a call into the instance may need (128 KiB, at least twice what a visit was seen to need:
- * README), checked before it enters: an overflow inside fails the instance, and every conversation's
- * visit in flight with it, where this refusal is the deep caller's own. Pushing this many arguments
- * makes the engine check for their room first.
+ * The stack a call into the instance may need, as argument lists whose room (8 bytes a slot) the
+ * engine checks before a call starts: 128 KiB for a visit, `summarize` or `extractive`'s summary (at
+ * least twice what a visit was seen to need: README), 16 KiB for the entry helpers (`isSummaryEntry`…,
+ * which may be called once per entry). Checked before a call enters: an overflow inside fails the
+ * instance, and every conversation's visit in flight with it, where this refusal is the deep caller's.
  */
-const STACK_NEEDED = Array(16384).fill(0);
+export const VISIT_STACK = Array(16384).fill(0);
+export const HELPER_STACK = Array(2048).fill(0);
 const takeArguments = () => {};
-function noStack(what) {
+function noStack(what, needed) {
   try {
-    Reflect.apply(takeArguments, undefined, STACK_NEEDED);
+    Reflect.apply(takeArguments, undefined, needed);
   } catch {
-    return new RangeError(`footprint-summarize: ${what} called with less than 128 KiB of stack left is refused before it reads anything, so that no overflow inside the instance fails other conversations' visits: the caller is deep in its own recursion. Fix: call it from shallower code (after an await, say)`);
+    return new RangeError(`footprint-summarize: ${what} called with less than ${(needed.length * 8) / 1024} KiB of stack left is refused before it reads anything, so that no overflow inside the instance fails other conversations' visits: the caller is deep in its own recursion. Fix: call it from shallower code (after an await, say)`);
   }
   return undefined;
 }
 
 function guarded(visit) {
-  const failure = currentFailure() ?? noStack('a visit');
+  const failure = noStack('a visit', VISIT_STACK) ?? currentFailure();
   if (failure !== undefined) return Promise.reject(failure);
   if (nestedVisits >= MAX_NESTED_VISITS) {
     const refusal = `footprint-summarize: a visit started inside ${MAX_NESTED_VISITS} visits still running is refused before it reads anything (recall and the store are untouched): a hook (a getter, now, countTokens, the summarizer, $emit or onEvent) calls the stage again from inside each visit. Fix: do not call the stage from its own hooks, or let the call wait for the visit (queueMicrotask)`;
@@ -224,8 +226,8 @@ export function refuse(error) {
  * thrown as is. Anything else has unwound through the instance (a trap; a stack overflow, which leaves
  * its shadow stack short for every later call): the instance ends as at a visit's failure, named.
  */
-export function guardedExport(call) {
-  const refused = noStack('a call of the package');
+export function guardedExport(call, needed = VISIT_STACK) {
+  const refused = noStack('a call of the package', needed) ?? currentFailure();
   if (refused !== undefined) throw refused;
   const born = failures;
   deliberate = undefined;

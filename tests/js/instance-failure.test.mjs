@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { makeStage, useEntryPoints } from '../../src/bindings/glue.js';
 import { runNode } from '../../scripts/lib/run-node.mjs';
-import { pinnedNodes } from './lib/runtimes.mjs';
+import { bun, deno, pinnedNodes } from './lib/runtimes.mjs';
 
 test('a failure inside the instance rejects that visit, every waiting one and every later one', async () => {
   let calls = 0;
@@ -169,8 +169,20 @@ test('the package\'s refusals are thrown as they are, and end no instance', asyn
 // other conversation's visit in flight.
 const refusedAtTheLimit = /^rejected: footprint-summarize: a visit called with less than 128 KiB of stack left is refused before it reads anything/;
 const stackLimit = (node, mode) =>
-  runNode(fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url)), mode ? [mode] : [], { node: node.command, timeout: 60_000 });
-const nodes = [{ name: `Node ${process.versions.node}`, command: process.execPath }, ...pinnedNodes];
+  runNode(fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url)), mode ? [mode] : [], {
+    node: node.command,
+    nodeArgs: node.args ?? [],
+    timeout: 60_000,
+  });
+// V8 (Node, Deno) and JavaScriptCore (Bun). A visit at every level of
+// JavaScriptCore's far deeper stack makes tens of thousands of folds, so
+// that one runs on V8.
+const nodes = [
+  { name: `Node ${process.versions.node}`, command: process.execPath, everyFrame: true },
+  ...pinnedNodes.map((node) => ({ ...node, everyFrame: true })),
+  bun,
+  { ...deno, args: ['run', '--allow-read', '--allow-env'] },
+];
 for (const node of nodes) {
   test(`${node.name}: a visit at the stack limit is refused alone: the other conversations' visits fold, and no instance fails`, async () => {
     const { code, stdout, stderr } = await stackLimit(node);
@@ -186,7 +198,7 @@ for (const node of nodes) {
   // A host that calls the stage at every level of its recursion, from the
   // stack limit up: the deepest visits are refused, the others fold, and
   // the instance serving them all never fails.
-  test(`${node.name}: visits at every level of a recursion from the stack limit leave the package sound`, async () => {
+  if (node.everyFrame) test(`${node.name}: visits at every level of a recursion from the stack limit leave the package sound`, async () => {
     const { code, stdout, stderr } = await stackLimit(node, '--every-frame');
     assert.equal(code, 0, stderr.slice(-2000));
     const outcome = JSON.parse(stdout);
@@ -207,12 +219,27 @@ for (const node of nodes) {
     const { code, stdout, stderr } = await stackLimit(node, '--summarize-every-frame');
     assert.equal(code, 0, stderr.slice(-2000));
     const outcome = JSON.parse(stdout);
-    const builds = JSON.stringify(outcome.builds);
-    assert.ok(outcome.builds.built > 1000, `stages were built at every level (${builds})`);
-    assert.ok(outcome.builds.refused > 0, `the deepest builds were refused before entering the instance (${builds})`);
-    assert.equal(outcome.builds.instanceFailed + outcome.instanceFailures, 0, `no build failed the instance (${builds})`);
+    const calls = JSON.stringify(outcome.calls);
+    assert.ok(outcome.calls.done > 1000, `stages were built at every level (${calls})`);
+    assert.ok(outcome.calls.refused > 0, `the deepest builds were refused before entering the instance (${calls})`);
+    assert.equal(outcome.calls.instanceFailed + outcome.instanceFailures, 0, `no build failed the instance (${calls})`);
     assert.equal(outcome.deep, 'resolved', 'a stage built after them folds');
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
     assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards');
+  });
+
+  // The entry helpers, which a pipeline may call once per entry, check for
+  // less stack (16 KiB): called at every level of a recursion from the stack
+  // limit up, the deepest are refused and no instance fails (without the
+  // check, instances failed).
+  test(`${node.name}: entry helpers called at every level of a recursion from the stack limit leave the package sound`, async () => {
+    const { code, stdout, stderr } = await stackLimit(node, '--helpers-every-frame');
+    assert.equal(code, 0, stderr.slice(-2000));
+    const outcome = JSON.parse(stdout);
+    const calls = JSON.stringify(outcome.calls);
+    assert.ok(outcome.calls.done > 1000, `the helpers ran at every level (${calls})`);
+    assert.ok(outcome.calls.refused > 0, `the deepest calls were refused (${calls})`);
+    assert.equal(outcome.calls.instanceFailed + outcome.instanceFailures, 0, `no call failed the instance (${calls})`);
+    assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
   });
 }
