@@ -290,7 +290,7 @@ export function guardTask(task) {
 }
 
 /** What keeps every visit out (undefined while a sound instance serves them), once a noted failure is handled. */
-export function currentFailure() {
+function currentFailure() {
   handleFailure();
   return instanceFailure;
 }

@@ -62,7 +62,9 @@ thread_local! {
 /// What an export throws on purpose: a refused config or option, or the
 /// exception a caller's value threw. It is named to glue.js's guard as it
 /// leaves (`From`), since the guard takes anything else an export throws for
-/// a failure that unwound through the instance.
+/// a failure that unwound through the instance. Any error Rust holds as a
+/// value was caught (a `catch` import) or made here, so each converts: an
+/// exception that unwinds through the instance never becomes a value.
 #[derive(Debug)]
 pub struct Refusal(JsValue);
 
