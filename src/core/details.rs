@@ -341,10 +341,12 @@ fn mark_at(text: &str) -> Option<(&'static str, &str)> {
         return Some((PERCENT_CODE, rest));
     }
     // `US dollars`, one currency in two words.
-    let next = rest.trim_start();
-    let next_word = &next[..next.find(|c: char| !c.is_alphabetic()).unwrap_or(next.len())];
-    if is("us") && ["dollar", "dollars"].iter().any(|dollars| dollars.eq_ignore_ascii_case(next_word)) {
-        return Some(("usd", &next[next_word.len()..]));
+    if is("us") {
+        let next = rest.trim_start();
+        let next_word = &next[..next.find(|c: char| !c.is_alphabetic()).unwrap_or(next.len())];
+        if ["dollar", "dollars"].iter().any(|dollars| dollars.eq_ignore_ascii_case(next_word)) {
+            return Some(("usd", &next[next_word.len()..]));
+        }
     }
     if let Some(&known) = CURRENCY_WORDS.iter().find(|&&known| is(known)) {
         let code = match known {
