@@ -12,6 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::js::{self, AbortController, Callee, ConditionalWriteAnswer, Deadline, ProviderResponse, UsageCounts};
 use crate::core::events::Usage;
+use crate::core::format::is_blank;
 use crate::core::js_number::js_number_to_string;
 
 /// A call in the air. One that threw at once is settled as failed only when
@@ -147,7 +148,7 @@ fn text(value: JsValue) -> Result<JsString, String> {
     let text = value
         .dyn_into::<JsString>()
         .map_err(|value| format!("the summarizer returned {} instead of a string", js::describe(&value)))?;
-    if text.trim().length() == 0 {
+    if is_blank(&String::from(&text)) {
         return Err(format!("the summarizer returned {} with no text to fold", js::describe(&text)));
     }
     Ok(text)

@@ -16,7 +16,7 @@ use crate::core::config::{
 };
 use crate::core::details::PinBounds;
 use crate::core::events::threw;
-use crate::core::format::{rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
+use crate::core::format::{is_blank, rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
 /// them (once: later changes to the object change nothing), and checked.
@@ -108,7 +108,7 @@ impl Settings {
             }
             match model.as_ref().map(|model| text_of(Key::Model, model)).transpose()?.flatten() {
                 // A blank name names no model: the provider would refuse it on every turn.
-                Some(model) if !model.trim().is_empty() => Shape::Provider { model },
+                Some(model) if !is_blank(&model) => Shape::Provider { model },
                 _ => return Err(ConfigError::model_required(&describe(&option(copy, Key::Model)))),
             }
         };

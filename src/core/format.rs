@@ -46,6 +46,13 @@ pub fn rolling_system_prompt() -> String {
     format!("{DEFAULT_SYSTEM_PROMPT}{ROLLING_INSTRUCTION}")
 }
 
+/// Whether `text` shows nothing: only white space, as Rust's `char` or JS's
+/// `trim` counts it (JS's also holds U+FEFF, the byte-order mark). A blank
+/// summary is a failed call, and a blank `model` names no model.
+pub fn is_blank(text: &str) -> bool {
+    text.chars().all(|c| c.is_whitespace() || c == '\u{FEFF}')
+}
+
 /// UTF-16 length, i.e. JavaScript's `String.prototype.length`.
 pub fn utf16_len(text: &str) -> usize {
     text.encode_utf16().count()
@@ -235,6 +242,16 @@ fn push_message(out: &mut String, content: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_is_white_space_as_either_language_counts_it() {
+        for blank in ["", " ", " \n\t\u{2028}\u{3000}", "\u{FEFF}", "\u{0085}"] {
+            assert!(is_blank(blank), "{blank:?}");
+        }
+        for shown in ["a", " . ", "\u{200B}x"] {
+            assert!(!is_blank(shown), "{shown:?}");
+        }
+    }
 
     #[test]
     fn label_is_byte_exact() {

@@ -65,6 +65,8 @@ fn bad_configs_are_refused_at_build_time() {
     // Blank names no model either: the provider would refuse it on every turn.
     let blank = refusal("({ llm: { complete() {} }, model: ' \\n' })").1;
     assert!(blank.contains("`model` is required") && blank.contains("received a string (\" \\n\")"), "{blank}");
+    // A byte-order mark alone is blank too, as JS's trim counts it.
+    assert!(refusal("({ llm: { complete() {} }, model: '\\uFEFF' })").1.contains("`model` is required"));
     for model in ["''", "null", "'gpt'"] {
         let (class, message) = refusal(&format!("({{ llm: async () => 's', model: {model} }})"));
         assert_eq!(class, "Error");
