@@ -14,6 +14,7 @@ use super::js::{self, AbortController, Callee, ConditionalWriteAnswer, Deadline,
 use crate::core::events::Usage;
 use crate::core::format::is_blank;
 use crate::core::js_number::js_number_to_string;
+use crate::core::visit::{Answer, ConditionalWrite};
 
 /// A call in the air. One that threw at once is settled as failed only when
 /// awaited, like a rejection: until then it holds its span's flight, so runs
@@ -94,19 +95,13 @@ impl Started {
     }
 }
 
-/// The summarizer's text and, from a provider, the usage it reported.
-pub struct Answer {
-    pub text: JsString,
-    pub usage: Option<Usage>,
-}
-
 /// A provider's response: `{ content, usage? }`.
-pub fn provider_answer(response: JsValue) -> Result<Answer, String> {
+pub fn provider_answer(response: JsValue) -> Result<Answer<JsString>, String> {
     if !response.is_object() {
         return Err(format!("the provider resolved to {} instead of a response object", js::describe(&response)));
     }
     let fields: &ProviderResponse = response.unchecked_ref();
-    let text = text(fields.content().map_err(|error| js::cause_of(&error))?)?;
+    let (text, copy) = text(fields.content().map_err(|error| js::cause_of(&error))?)?;
     let usage = fields.usage().map_err(|error| js::cause_of(&error))?;
     let usage = usage.is_object().then(|| {
         let counts: &UsageCounts = usage.unchecked_ref();
@@ -114,15 +109,10 @@ pub fn provider_answer(response: JsValue) -> Result<Answer, String> {
         let count = |read: Result<JsValue, JsValue>| read.ok().and_then(|n| n.as_f64()).filter(|n| n.is_finite());
         Usage { input: count(counts.input()), output: count(counts.output()) }
     });
-    Ok(Answer { text, usage })
+    Ok(Answer { text, copy, usage })
 }
 
 /// What a store's `putIfVersion` resolved to: `{ applied, currentVersion? }`.
-pub struct ConditionalWrite {
-    pub applied: bool,
-    pub current_version: Option<f64>,
-}
-
 pub fn conditional_write_answer(answer: JsValue) -> Result<ConditionalWrite, String> {
     let unreadable = |error: JsValue| js::cause_of(&error);
     let fields: &ConditionalWriteAnswer = answer.unchecked_ref();
@@ -138,20 +128,23 @@ pub fn conditional_write_answer(answer: JsValue) -> Result<ConditionalWrite, Str
 }
 
 /// A callback's answer: the summary text itself.
-pub fn callback_answer(value: JsValue) -> Result<Answer, String> {
-    Ok(Answer { text: text(value)?, usage: None })
+pub fn callback_answer(value: JsValue) -> Result<Answer<JsString>, String> {
+    let (text, copy) = text(value)?;
+    Ok(Answer { text, copy, usage: None })
 }
 
-/// The summary's text. A blank one is a failed call: folded, it would leave
-/// the label alone in place of the span, for as long as the summary stands.
-fn text(value: JsValue) -> Result<JsString, String> {
+/// The summary's text, and its copy. A blank one is a failed call: folded, it
+/// would leave the label alone in place of the span, for as long as the
+/// summary stands.
+fn text(value: JsValue) -> Result<(JsString, String), String> {
     let text = value
         .dyn_into::<JsString>()
         .map_err(|value| format!("the summarizer returned {} instead of a string", js::describe(&value)))?;
-    if is_blank(&String::from(&text)) {
+    let copy = String::from(&text);
+    if is_blank(&copy) {
         return Err(format!("the summarizer returned {} with no text to fold", js::describe(&text)));
     }
-    Ok(text)
+    Ok((text, copy))
 }
 
 /// What a synchronous user function (`now`, `countTokens`) returned, when it

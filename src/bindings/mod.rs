@@ -6,6 +6,7 @@ mod config;
 mod extractive;
 pub use extractive::{extractive_budget, extractive_summary};
 mod flight;
+mod host;
 mod identity;
 mod js;
 mod latches;
@@ -13,7 +14,6 @@ mod output;
 mod recall;
 mod stage;
 mod tokens;
-mod visit;
 
 use std::cell::Cell;
 
@@ -51,10 +51,10 @@ thread_local! {
     /// The stage and `stage.fold` entry points, as the JS functions every
     /// stage function calls: made once for the instance, not once per stage.
     static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> NotInlined<js_sys::Promise>>::new(
-        |stage, scope| Ok(visit::run(stage, scope))
+        |stage, scope| Ok(host::run(stage, scope))
     ).into_js_value();
     static FOLD: JsValue = Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> NotInlined<js_sys::Promise>>::new(
-        |stage, loaded, identity| Ok(visit::fold(stage, loaded, identity))
+        |stage, loaded, identity| Ok(host::fold(stage, loaded, identity))
     ).into_js_value();
     static REGISTERED: Cell<bool> = const { Cell::new(false) };
 }

@@ -13,3 +13,4 @@ pub mod js_number;
 pub mod latch;
 pub mod recall;
 pub mod shapes;
+pub mod visit;
