@@ -76,7 +76,6 @@ pub struct Settings {
     pub store: Option<JsValue>,
     pub system_prompt: Option<String>,
     pub strategy_id: String,
-    pub tier: Tier,
     pub on_event: Option<Function>,
     pub now: Option<Function>,
     /// `countTokens`; without it (and with `core.tokens`), `ceil(length / 4)`.
@@ -135,7 +134,7 @@ impl Settings {
             |key: Key| get(key).map(|value| text_of(key, &value)?.ok_or_else(|| refused(key, &value))).transpose();
         let system_prompt = text(Key::SystemPrompt)?;
         let strategy_id = text(Key::StrategyId)?.unwrap_or_else(|| DEFAULT_STRATEGY_ID.to_owned());
-        let tier = match get(Key::SummaryTier) {
+        core.tier = match get(Key::SummaryTier) {
             None => Tier::DEFAULT,
             Some(tier) => match tier.as_string().as_deref().and_then(Tier::parse) {
                 Some(tier) => tier,
@@ -173,7 +172,7 @@ impl Settings {
             number(Key::PreserveRecent)?,
         )?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
-        Ok(Settings { llm, store, system_prompt, strategy_id, tier, on_event, now, count_tokens, core })
+        Ok(Settings { llm, store, system_prompt, strategy_id, on_event, now, count_tokens, core })
     }
 
     /// The configured instruction, or the default (the rolling one when

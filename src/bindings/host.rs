@@ -25,11 +25,8 @@ use crate::core::decision::{CallOutcome, Candidate, NEW_SUMMARY_SLOT};
 use crate::core::details::Audit;
 use crate::core::events::{self, warning, Event, InvalidSpot};
 use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
-use crate::core::recall::{claim_dated, EntryFacts};
-use crate::core::shapes::{
-    Claim, ClaimEntry, ClaimMetadata, Coverage, EventRecord, FoldResult, Message, Metadata, Payload, ProviderRequest,
-    Source, SummaryEntry,
-};
+use crate::core::recall::EntryFacts;
+use crate::core::shapes::{EventRecord, FoldResult, Message, Payload, ProviderRequest};
 use crate::core::visit::{self, Answer, ConditionalWrite, Flight, HeldClaim, Host, Outcome, Visited};
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
@@ -255,7 +252,8 @@ impl Host for JsHost {
         ttl: f64,
         expected_version: f64,
     ) -> Started {
-        let entry = self.claim_entry(candidate, held, ttl);
+        let entry =
+            to_js(&visit::claim_entry(&self.settings.core, candidate, &self.recall.facts, held, ttl, self.identity()));
         let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(expected_version));
         Started::call(&self.store(), Ok(held.writer.clone()), &args, self.settings.core.timeout_ms, None)
     }
@@ -283,7 +281,6 @@ impl Host for JsHost {
         tokens::count(self.settings.count_tokens.as_ref(), content)
     }
 
-    /// In SPEC §2 key order.
     fn summary_entry(
         &self,
         candidate: &Candidate,
@@ -293,35 +290,12 @@ impl Host for JsHost {
         claim_id: Option<&str>,
         audit: &Audit,
     ) -> JsValue {
-        let facts = candidate.span;
-        let anchor = candidate.anchor.unwrap_or(now);
         let covered_ids: Array = span.iter().map(|&index| self.recall.ids[index].clone()).collect();
         if let Some(claim_id) = claim_id {
             covered_ids.push(&JsValue::from_str(claim_id));
         }
-        to_js(&SummaryEntry {
-            id: &candidate.summary_id(),
-            value: Message { role: "system", content: AsIs::of(content) },
-            metadata: Metadata {
-                summarizes: Coverage {
-                    from_turn: facts.from_turn,
-                    to_turn: facts.to_turn,
-                    entry_count: facts.entries,
-                    covered_ids: AsIs::of(covered_ids),
-                    model: self.settings.core.model(),
-                    summarized_at_ms: now,
-                    dropped_details: audit.listed(),
-                },
-            },
-            version: 1,
-            created_at: anchor,
-            updated_at: anchor,
-            last_accessed_at: now,
-            access_count: 0,
-            ttl: self.settings.core.ttl_ms.map(|ttl| anchor + ttl),
-            tier: self.settings.tier.as_str(),
-            source: self.source(candidate),
-        })
+        let (content, covered_ids) = (AsIs::of(content), AsIs::of(covered_ids));
+        to_js(&visit::summary_entry(&self.settings.core, candidate, now, audit, content, covered_ids, self.identity()))
     }
 
     fn has_store(&self) -> bool {
@@ -399,41 +373,14 @@ impl JsHost {
         })))
     }
 
-    /// The claim entry on `candidate`'s span, with its lease ending at `ttl`.
-    fn claim_entry(&self, candidate: &Candidate, held: &HeldClaim<Function>, ttl: f64) -> JsValue {
-        let facts = candidate.span;
-        let dated = claim_dated(&self.recall.facts, held.claimed_at);
-        to_js(&ClaimEntry {
-            id: &held.id,
-            value: Message { role: "system", content: "" },
-            metadata: ClaimMetadata {
-                summary_claim: Claim {
-                    from_turn: facts.from_turn,
-                    to_turn: facts.to_turn,
-                    entry_count: facts.entries,
-                    claimed_at_ms: held.claimed_at,
-                    lease_ms: held.lease_ms,
-                },
-            },
-            version: held.version,
-            created_at: dated,
-            updated_at: dated,
-            last_accessed_at: held.claimed_at,
-            access_count: 0,
-            ttl,
-            tier: self.settings.tier.as_str(),
-            source: self.source(candidate),
-        })
-    }
-
     /// The configured store (claims require one: `config.rs`).
     fn store(&self) -> JsValue {
         self.settings.store.clone().unwrap_or_default()
     }
 
-    /// The entry's source: the span's newest turn, and the identity its first entry names.
-    fn source(&self, candidate: &Candidate) -> Source<AsIs> {
-        Source { turn: candidate.span.to_turn, identity: self.source_identity.clone().map(AsIs) }
+    /// The identity the span's first entry names, as the entries written carry it.
+    fn identity(&self) -> Option<AsIs> {
+        self.source_identity.clone().map(AsIs)
     }
 
     /// `scope.$emit` (this = scope), then `onEvent`. An observer that throws
@@ -465,4 +412,3 @@ impl JsHost {
         })
     }
 }
-

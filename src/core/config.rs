@@ -69,6 +69,8 @@ pub struct StageConfig {
     /// Beyond the original: present when the stage counts tokens
     /// (`countTokens`, `triggerMinTokens` or `preserveRecentTokens` given).
     pub tokens: Option<TokenOptions>,
+    /// `summaryTier`: the tier the summary and the claim are written with.
+    pub tier: Tier,
 }
 
 /// Budgets in tokens, counted by `countTokens` (or `ceil(length / 4)`).
@@ -96,6 +98,7 @@ impl StageConfig {
             claim_lease_ms: None,
             keep_details: None,
             tokens: None,
+            tier: Tier::DEFAULT,
         }
     }
 

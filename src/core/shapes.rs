@@ -21,7 +21,7 @@ pub struct Message<Content> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryEntry<'a, V> {
-    pub id: &'a str,
+    pub id: String,
     /// The label, then the summarizer's own text (and, with `keepDetails`,
     /// the line of details it dropped).
     pub value: Message<V>,
@@ -166,7 +166,7 @@ mod tests {
         dropped: &'a [String],
     ) -> SummaryEntry<'a, Value> {
         SummaryEntry {
-            id: "msg-summary-1-3",
+            id: "msg-summary-1-3".to_owned(),
             value: Message { role: "system", content: json!("[summary] text") },
             metadata: Metadata {
                 summarizes: Coverage {

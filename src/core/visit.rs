@@ -25,7 +25,8 @@ use super::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, Usa
 use super::format::utf16_len;
 use super::js_number::js_number_to_string;
 use super::latch::span_key_text;
-use super::recall::{partition, EntryFacts};
+use super::recall::{claim_dated, partition, EntryFacts};
+use super::shapes::{Claim, ClaimEntry, ClaimMetadata, Coverage, Message, Metadata, Source, SummaryEntry};
 
 /// A leader's call over a span, as other runs over it wait on it.
 pub type Flight<Entry> = super::flight::Flight<CallOutcome<Entry>>;
@@ -76,6 +77,81 @@ pub struct HeldClaim<Writer> {
     /// The store's `putIfVersion` as the claim read it: the give-up calls
     /// the same function, not whatever the store holds after the awaits.
     pub writer: Writer,
+}
+
+/// The summary entry on `candidate`'s span (SPEC §2), folded at `now`,
+/// with the host's `content`, the span's own ids as `covered_ids` (and the
+/// claim it was paid under, so every reader leaves the claim out) and the
+/// `identity` its first entry names.
+pub fn summary_entry<'a, V>(
+    config: &'a StageConfig,
+    candidate: &Candidate,
+    now: f64,
+    audit: &'a Audit,
+    content: V,
+    covered_ids: V,
+    identity: Option<V>,
+) -> SummaryEntry<'a, V> {
+    let facts = candidate.span;
+    let anchor = candidate.anchor.unwrap_or(now);
+    SummaryEntry {
+        id: candidate.summary_id(),
+        value: Message { role: "system", content },
+        metadata: Metadata {
+            summarizes: Coverage {
+                from_turn: facts.from_turn,
+                to_turn: facts.to_turn,
+                entry_count: facts.entries,
+                covered_ids,
+                model: config.model(),
+                summarized_at_ms: now,
+                dropped_details: audit.listed(),
+            },
+        },
+        version: 1,
+        created_at: anchor,
+        updated_at: anchor,
+        last_accessed_at: now,
+        access_count: 0,
+        ttl: config.ttl_ms.map(|ttl| anchor + ttl),
+        tier: config.tier.as_str(),
+        source: Source { turn: facts.to_turn, identity },
+    }
+}
+
+/// `claim`'s entry on `candidate`'s span, its lease ending at `ttl`, dated
+/// by the loaded entries (`claim_dated`).
+pub fn claim_entry<'a, W, V>(
+    config: &StageConfig,
+    candidate: &Candidate,
+    loaded: &[EntryFacts],
+    claim: &'a HeldClaim<W>,
+    ttl: f64,
+    identity: Option<V>,
+) -> ClaimEntry<'a, V> {
+    let facts = candidate.span;
+    let dated = claim_dated(loaded, claim.claimed_at);
+    ClaimEntry {
+        id: &claim.id,
+        value: Message { role: "system", content: "" },
+        metadata: ClaimMetadata {
+            summary_claim: Claim {
+                from_turn: facts.from_turn,
+                to_turn: facts.to_turn,
+                entry_count: facts.entries,
+                claimed_at_ms: claim.claimed_at,
+                lease_ms: claim.lease_ms,
+            },
+        },
+        version: claim.version,
+        created_at: dated,
+        updated_at: dated,
+        last_accessed_at: claim.claimed_at,
+        access_count: 0,
+        ttl,
+        tier: config.tier.as_str(),
+        source: Source { turn: facts.to_turn, identity },
+    }
 }
 
 /// What a visit needs of its platform: what step 1 read, the stage's state
@@ -365,7 +441,10 @@ enum ClaimAnswer<Writer> {
     Unsupported,
     /// No answer to trust (a rejection, a deadline, a malformed answer).
     /// The claim may still land: `attempted` is what was written.
-    Failed { cause: String, attempted: Option<HeldClaim<Writer>> },
+    Failed {
+        cause: String,
+        attempted: Option<HeldClaim<Writer>>,
+    },
 }
 
 /// A started call and the claim it is paid under, if any.
