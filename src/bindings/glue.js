@@ -1,51 +1,37 @@
-// What the bindings cannot do in Rust (src/bindings/js.rs declares these functions): describe any
-// value and name any failure without a throw escaping, give a value `await`'s semantics, set timers,
-// make the function footprintjs calls, and end an instance that fails. Only what is declared with
-// `catch` throws, so nothing a caller's getter or Proxy throws unwinds through Wasm.
+// What the bindings cannot do in Rust (src/bindings/js.rs declares these functions): describe any value and
+// name any failure without a throw escaping, give a value `await`'s semantics, set timers, make the function
+// footprintjs calls, and end an instance that fails. Only what is declared with `catch` throws, so nothing a
+// caller's getter or Proxy throws unwinds through Wasm.
 
-/**
- * A short, safe description of any value for messages: `a number (42)`, its
- * text cut at 40 characters (a symbol's description can be as long as a string).
- */
+/** A short, safe description of any value for messages: `a number (42)`, its text cut at 40 characters. */
 export function describe(value) {
   const clip = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
   try {
-    switch (typeof value) {
-      case 'undefined':
-        return 'undefined';
-      case 'string':
-        return `a string (${JSON.stringify(clip(value))})`;
-      case 'symbol':
-        return `a symbol (${clip(value.description ?? '')})`;
-      case 'function':
-        return 'a function';
-      case 'object':
-        if (value === null) return 'null';
-        if (Array.isArray(value)) return `an array (length ${value.length})`;
-        return value instanceof Map ? 'a Map' : 'an object';
-      default: // a number, a bigint or a boolean
-        return `a ${typeof value} (${clip(String(value))})`;
-    }
+    const type = typeof value;
+    if (type === 'undefined') return 'undefined';
+    if (value === null) return 'null';
+    if (type === 'string') return `a string (${JSON.stringify(clip(value))})`;
+    if (type === 'symbol') return `a symbol (${clip(value.description ?? '')})`;
+    if (type === 'function') return 'a function';
+    if (Array.isArray(value)) return `an array (length ${value.length})`;
+    if (type === 'object') return value instanceof Map ? 'a Map' : 'an object';
+    return `a ${type} (${clip(String(value))})`; // a number, a bigint or a boolean
   } catch {
     return 'an unreadable value';
   }
 }
 
 /**
- * `{ ...value }`: a plain copy of an object's own enumerable properties, each
- * read once. Unlike `Object.assign`, it defines every property, so an own
- * `__proto__` key stays a key instead of setting the copy's prototype. May
- * throw (a getter): declared with `catch`.
+ * `{ ...value }`: its own enumerable properties, each read once. Unlike `Object.assign`, it defines every
+ * property, so an own `__proto__` key stays a key instead of setting the copy's prototype. May throw.
  */
 export function plainCopy(value) {
   return { ...value };
 }
 
 /**
- * What a failure says, as the original writes it: an Error's message, and
- * `String(value)` for anything else (`Promise.reject(404)` → `404`). Always
- * a string, which Rust receives as one: an SDK's error may carry a number
- * or an object as its `message` (`error.message = 429`).
+ * What a failure says, as the original writes it: an Error's message, and `String(value)` for anything else
+ * (`Promise.reject(404)` → `404`). Always a string: an SDK's error may carry a number as its `message`.
  */
 export function causeOf(error) {
   try {
@@ -56,10 +42,8 @@ export function causeOf(error) {
 }
 
 /**
- * `Array.from(value)`, except that it stops once the copy holds more than
- * `max` entries: an array's own iterator may never end, and copying it
- * would take all the memory the process has. May throw (an iterator):
- * declared with `catch`.
+ * `Array.from(value)`, except that it stops once the copy holds more than `max` entries: an array's own
+ * iterator may never end, and copying it would take all the memory the process has. May throw.
  */
 export function copyUpTo(value, max) {
   const copy = [];
@@ -71,11 +55,10 @@ export function copyUpTo(value, max) {
 }
 
 /**
- * A native promise of what `await value` gives: `JsFuture` follows a promise
- * through its `then`, which user code may own (and throw from, or lie through
- * `constructor`), and a Proxy of a promise has none of its own. Marked
- * handled: a visit rejected with a failed instance is never polled again,
- * and a summarizer's late rejection would otherwise end a Node process.
+ * A native promise of what `await value` gives: `JsFuture` follows a promise through its `then`, which user
+ * code may own (and throw from, or lie through `constructor`), and a Proxy of a promise has none of its own.
+ * Marked handled: a visit rejected with a failed instance is never polled again, and a summarizer's late
+ * rejection would otherwise end a Node process.
  */
 export function awaitable(value) {
   const settled = (async () => await value)();
@@ -84,8 +67,8 @@ export function awaitable(value) {
 }
 
 /**
- * Resolves to `marker` after `ms`. Clearing it stops the timer and resolves at once (to undefined):
- * a Rust future awaiting a promise that never settles is never freed, so every deadline settles.
+ * Resolves to `marker` after `ms`. Clearing it stops the timer and resolves at once (to undefined): a Rust
+ * future awaiting a promise that never settles is never freed, so every deadline settles.
  */
 export function deadline(ms, marker) {
   let clear;
@@ -99,17 +82,13 @@ export function deadline(ms, marker) {
   return { promise, clear };
 }
 
-// Each instance registers its entry points as it starts (src/bindings/mod.rs),
-// so a stage always runs on the current instance: after a failed instance is
-// replaced, stages built before it work on its successor.
+// Each instance registers its entry points as it starts (src/bindings/mod.rs), so a stage always runs on the
+// current instance: after a failed instance is replaced, stages built before it work on its successor.
 let entryPoints;
 /** How many instances have failed; a visit that outlives its instance is rejected. */
 let failures = 0;
 let lastFailure;
-/**
- * A failure noted but not handled yet: handling takes stack (a fresh instance most of all) that a
- * caller deep in its own recursion may lack. A microtask handles it, or else the next visit or call.
- */
+/** A failure noted, not yet handled (handling takes stack a deep caller may lack): see `handleSoon`. */
 let unhandled;
 /** What rejects every visit while no sound instance serves them. */
 let instanceFailure;
@@ -133,16 +112,12 @@ export function onInstanceFailure(replace) {
 }
 
 /**
- * The stage function footprintjs calls, with `fold` attached, over a handle
- * (src/bindings/stage.rs). It always returns a real Promise. A visit settles
- * every outcome as a value, so an exception out of it, or a rejection of its
- * promise, has unwound through Rust (a trap, or a JS exception inside Wasm):
- * the instance can no longer be trusted, and visits waiting inside it would
- * wait forever. That visit and every one in flight reject with the failure
- * named, and a fresh instance serves later visits, without the failed one's
- * latches and single flights (at most a repeated summarizer call); where none
- * can be made, every later visit rejects. (So do `guardTask` after an await
- * and `guardedExport` outside visits.)
+ * The stage function footprintjs calls, with `fold` attached, over a handle (src/bindings/stage.rs); it always
+ * returns a real Promise. A visit settles every outcome as a value, so a throw or a rejection out of it has
+ * unwound through Rust (a trap, or a JS exception inside Wasm): the instance can no longer be trusted, and
+ * visits waiting in it would wait forever. They all reject, the failure named, and a fresh instance serves
+ * later visits without the failed one's latches and single flights (at most a repeated summarizer call).
+ * So do `guardTask` after an await and `guardedExport` outside visits.
  */
 export function makeStage(handle) {
   const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
@@ -156,18 +131,17 @@ const settledPromise = Promise.resolve();
 /**
  * How many visits may run inside one another: a hook (a getter, `now`, `countTokens`, the summarizer,
  * `$emit`, `onEvent`) may call the stage from its own visit, and each visit on the stack holds part of the
- * instance's stack. Far deeper than any pipeline nests, far short of the few hundred that overflow it
- * (and fail every visit in flight).
+ * instance's stack. Far deeper than any pipeline nests, far short of the few hundred that overflow it (and
+ * fail every visit in flight).
  */
 const MAX_NESTED_VISITS = 32;
 let nestedVisits = 0;
 
 /**
- * The stack a call into the instance may need, as argument lists whose room (8 bytes a slot) the
- * engine checks before a call starts: 128 KiB for a visit, `summarize` or `extractive`'s summary (at
- * least twice what a visit was seen to need: README), 16 KiB for the entry helpers (`isSummaryEntry`…,
- * which may be called once per entry). Checked before a call enters: an overflow inside fails the
- * instance, and every conversation's visit in flight with it, where this refusal is the deep caller's.
+ * The stack a call into the instance may need, as argument lists whose room (8 bytes a slot) the engine checks
+ * before a call starts: 128 KiB for a visit, `summarize` or `extractive`'s summary (at least twice what a visit
+ * was seen to need: README), 16 KiB for the entry helpers, which may be called once per entry. An overflow
+ * inside fails the instance and every conversation's visit in flight, where this refusal is the deep caller's.
  */
 export const VISIT_STACK = Array(16384).fill(0);
 export const HELPER_STACK = Array(2048).fill(0);
@@ -222,9 +196,9 @@ export function refuse(error) {
 }
 
 /**
- * Calls an export outside a visit (`summarize`, `extractive`'s summary…). What it throws on purpose is
- * thrown as is. Anything else has unwound through the instance (a trap; a stack overflow, which leaves
- * its shadow stack short for every later call): the instance ends as at a visit's failure, named.
+ * Calls an export outside a visit (`summarize`, `extractive`'s summary…). What it throws on purpose is thrown
+ * as is. Anything else has unwound through the instance (a trap; a stack overflow, which leaves its shadow
+ * stack short for every later call): the instance ends as at a visit's failure, named.
  */
 export function guardedExport(call, needed = VISIT_STACK) {
   const refused = noStack('a call of the package', needed) ?? currentFailure();
@@ -252,16 +226,14 @@ function note(error, born) {
 }
 
 /**
- * Handles a noted failure now if the stack allows, else by a microtask once it unwinds (a promise's
- * `then` is V8's own; Node's `queueMicrotask` needs more stack), or by the next visit, task or call.
+ * Handles a noted failure now if the stack allows, else by a microtask once it unwinds (a promise's `then` is
+ * V8's own; Node's `queueMicrotask` needs more stack), or by the next visit, task or call.
  */
 function handleSoon() {
   try {
     settledPromise.then(handleFailure);
     handleFailure();
-  } catch {
-    // Left to the microtask.
-  }
+  } catch {} // left to the microtask
 }
 
 /** Ends the instance `born` counted for `error`, on a stack with room, and returns the failure, named. */
@@ -272,9 +244,8 @@ function fail(error, born) {
 }
 
 /**
- * A task of wasm-bindgen-futures' queue (it polls a visit after an await), run
- * so that a failure inside it ends the instance as one in a visit's first part
- * does: the package entry's build wraps every task in it (instanceFactory).
+ * A task of wasm-bindgen-futures' queue (it polls a visit after an await), run so that a failure inside it ends
+ * the instance as one in a visit's first part does (the package entry's instanceFactory wraps every task).
  */
 export function guardTask(task) {
   const born = failures;
@@ -324,7 +295,5 @@ function handleFailure() {
   }
   try {
     console.warn(`[footprint-summarize] ${lastFailure.message}.`);
-  } catch {
-    // A console that throws has nowhere else to say it.
-  }
+  } catch {} // a console that throws has nowhere else to say it
 }

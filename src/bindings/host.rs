@@ -24,7 +24,7 @@ use crate::core::config::{Key, StageConfig};
 use crate::core::decision::{CallOutcome, Candidate, NEW_SUMMARY_SLOT};
 use crate::core::details::Audit;
 use crate::core::events::{self, warning, Event, InvalidSpot};
-use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE, STRATEGY_KIND};
+use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE};
 use crate::core::recall::EntryFacts;
 use crate::core::shapes::{EventRecord, FoldResult, Message, Payload, ProviderRequest};
 use crate::core::visit::{self, Answer, ConditionalWrite, Flight, HeldClaim, Host, Outcome, Visited};
@@ -400,15 +400,7 @@ impl JsHost {
     }
 
     fn payload(&self, event: &Event) -> JsValue {
-        to_js(&Payload {
-            strategy_id: &self.settings.strategy_id,
-            strategy_kind: STRATEGY_KIND,
-            reason: &event.reason,
-            input_memory_count: event.input_count,
-            output_memory_count: event.output_count,
-            dropped_ids: AsIs::of(event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect::<Array>()),
-            added_ids: event.added.as_slice(),
-            score_evidence: &event.evidence,
-        })
+        let dropped_ids: Array = event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect();
+        to_js(&Payload::of(&self.settings.strategy_id, event, AsIs::of(dropped_ids)))
     }
 }

@@ -20,7 +20,8 @@ use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 
 use crate::core::config::ConfigError;
-use crate::core::format::{summary_entry_id_of, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
+use crate::core::format::summary_entry_id_of;
+use crate::core::shapes::SUMMARY_CONSTANTS;
 use stage::StageHandle;
 
 /// What an export (or entry point) returns when it returns a JS value: always
@@ -120,21 +121,8 @@ pub fn is_summary_claim(entry: JsValue) -> bool {
     recall::is_claim(&entry)
 }
 
-/// The stable string constants, by the names the package exports them
-/// under (read once by the package entry).
-#[derive(serde::Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-struct SummaryConstants {
-    summary_id_prefix: &'static str,
-    summary_coverage_key: &'static str,
-    summary_frame_prefix: &'static str,
-}
-
+/// The stable string constants (`SUMMARY_CONSTANTS`), read once by the package entry.
 #[wasm_bindgen(js_name = summaryConstants)]
 pub fn summary_constants() -> NotInlined<JsValue> {
-    Ok(output::to_js(&SummaryConstants {
-        summary_id_prefix: SUMMARY_ID_PREFIX,
-        summary_coverage_key: SUMMARY_COVERAGE_KEY,
-        summary_frame_prefix: SUMMARY_FRAME_PREFIX,
-    }))
+    Ok(output::to_js(&SUMMARY_CONSTANTS))
 }

@@ -9,7 +9,8 @@
 
 use serde::Serialize;
 
-use super::events::Evidence;
+use super::events::{Event, Evidence};
+use super::format::{STRATEGY_KIND, SUMMARY_COVERAGE_KEY, SUMMARY_FRAME_PREFIX, SUMMARY_ID_PREFIX};
 
 /// A `{ role, content }` message.
 #[derive(Serialize)]
@@ -119,6 +120,38 @@ pub struct Payload<'a, V> {
     pub added_ids: &'a [String],
     pub score_evidence: &'a Evidence,
 }
+
+impl<'a, V> Payload<'a, V> {
+    /// `event`'s payload, naming its dropped entries by the caller's own ids.
+    pub fn of(strategy_id: &'a str, event: &'a Event, dropped_ids: V) -> Payload<'a, V> {
+        Payload {
+            strategy_id,
+            strategy_kind: STRATEGY_KIND,
+            reason: &event.reason,
+            input_memory_count: event.input_count,
+            output_memory_count: event.output_count,
+            dropped_ids,
+            added_ids: event.added.as_slice(),
+            score_evidence: &event.evidence,
+        }
+    }
+}
+
+/// The stable string constants, by the names the package exports them
+/// under (read once by the package entry).
+#[derive(Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub struct SummaryConstants {
+    summary_id_prefix: &'static str,
+    summary_coverage_key: &'static str,
+    summary_frame_prefix: &'static str,
+}
+
+pub const SUMMARY_CONSTANTS: SummaryConstants = SummaryConstants {
+    summary_id_prefix: SUMMARY_ID_PREFIX,
+    summary_coverage_key: SUMMARY_COVERAGE_KEY,
+    summary_frame_prefix: SUMMARY_FRAME_PREFIX,
+};
 
 /// The provider shape's one request (SPEC §4 step 8).
 #[derive(Serialize)]
