@@ -85,8 +85,7 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     let mut budget = IdBudget::new();
     for (index, entry) in snapshot.iter().enumerate() {
         let loaded_len = snapshot.length() as usize;
-        let read =
-            read_entry(&entry, &mut budget).map_err(|problem| Unusable { spot: problem.at(index), loaded_len })?;
+        let read = read_entry(&entry, index, &mut budget).map_err(|spot| Unusable { spot, loaded_len })?;
         if let Some(covered_ids) = read.covered_ids {
             named.push((index, covered_ids));
         }
@@ -145,99 +144,67 @@ struct EntryRead {
     covered_ids: Option<Vec<String>>,
 }
 
-/// What is wrong with one entry.
-enum Problem {
-    /// A field breaks SPEC §8's shapes: the field, what was there, what is accepted.
-    Field(&'static str, JsValue, &'static str),
-    /// Reading threw.
-    Unreadable(JsValue),
-    /// The recall's ids broke a bound of what a visit copies.
-    OverBudget(OverBudget),
-}
-
-impl Problem {
-    fn at(self, index: usize) -> InvalidSpot {
-        match self {
-            Problem::Field(field, value, expected) => InvalidSpot::entry(index, field, js::describe(&value), expected),
-            Problem::Unreadable(error) => {
-                InvalidSpot::entry(index, "entry", threw("reading", &js::cause_of(&error)), "a plain memory entry")
-            }
-            Problem::OverBudget(bound) => bound.at(index),
-        }
-    }
-}
-
-impl From<JsValue> for Problem {
-    fn from(error: JsValue) -> Problem {
-        Problem::Unreadable(error)
-    }
-}
-
-impl From<OverBudget> for Problem {
-    fn from(bound: OverBudget) -> Problem {
-        Problem::OverBudget(bound)
-    }
-}
-
-/// A finite number, or absent (undefined or null); anything else is `field`'s problem.
-fn optional_number(value: JsValue, field: &'static str) -> Result<Option<f64>, Problem> {
-    match value.as_f64() {
-        Some(n) if n.is_finite() => Ok(Some(n)),
-        _ if value.is_undefined() || value.is_null() => Ok(None),
-        _ => Err(Problem::Field(field, value, "a finite number or absent")),
-    }
-}
-
 /// A finite number, or what `otherwise` gives.
 fn finite_or(value: JsValue, otherwise: f64) -> f64 {
     value.as_f64().filter(|n| n.is_finite()).unwrap_or(otherwise)
 }
 
-fn read_entry(entry: &JsValue, budget: &mut IdBudget) -> Result<EntryRead, Problem> {
+/// Entry `index`, every field read once; or the spot that breaks SPEC §8's shapes.
+fn read_entry(entry: &JsValue, index: usize, budget: &mut IdBudget) -> Result<EntryRead, InvalidSpot> {
+    let refused = |field, value: &JsValue, expected| InvalidSpot::entry(index, field, js::describe(value), expected);
+    let unreadable = |error: JsValue| {
+        InvalidSpot::entry(index, "entry", threw("reading", &js::cause_of(&error)), "a plain memory entry")
+    };
+    let over = |bound: OverBudget| bound.at(index);
+    // A finite number, or absent (undefined or null).
+    let optional_number = |value: JsValue, field| match value.as_f64() {
+        Some(n) if n.is_finite() => Ok(Some(n)),
+        _ if value.is_undefined() || value.is_null() => Ok(None),
+        _ => Err(refused(field, &value, "a finite number or absent")),
+    };
     if !entry.is_object() {
-        return Err(Problem::Field("entry", entry.clone(), "a memory entry object"));
+        return Err(refused("entry", entry, "a memory entry object"));
     }
     let entry: &Entry = entry.unchecked_ref();
-    let id = entry.id()?;
+    let id = entry.id().map_err(unreadable)?;
     let Some(id) = id.dyn_ref::<JsString>().cloned() else {
-        return Err(Problem::Field("id", id, "a string"));
+        return Err(refused("id", &id, "a string"));
     };
-    budget.copy_id_text(id.length() as usize)?;
-    let value = entry.value()?;
+    budget.copy_id_text(id.length() as usize).map_err(over)?;
+    let value = entry.value().map_err(unreadable)?;
     if !value.is_object() {
-        return Err(Problem::Field("value", value, "an object with a `content`"));
+        return Err(refused("value", &value, "an object with a `content`"));
     }
-    let content = value.unchecked_ref::<Message>().content()?;
-    let content = match content.dyn_into::<JsString>() {
+    let content = match value.unchecked_ref::<Message>().content().map_err(unreadable)?.dyn_into::<JsString>() {
         Ok(text) => Some(text),
         Err(absent) if absent.is_undefined() || absent.is_null() => None,
-        Err(other) => return Err(Problem::Field("value.content", other, "a string, null or absent")),
+        Err(other) => return Err(refused("value.content", &other, "a string, null or absent")),
     };
-    let source = entry.source()?;
+    let source = entry.source().map_err(unreadable)?;
     let turn = if source.is_object() {
-        optional_number(source.unchecked_ref::<Source>().turn()?, "source.turn")?
+        optional_number(source.unchecked_ref::<Source>().turn().map_err(unreadable)?, "source.turn")?
     } else {
         None
     };
-    let updated_at = optional_number(entry.updated_at()?, "updatedAt")?;
-    let metadata = entry.metadata()?;
-    let (summary, claim, covered_ids) = match coverage_in(&metadata)? {
+    let updated_at = optional_number(entry.updated_at().map_err(unreadable)?, "updatedAt")?;
+    let metadata = entry.metadata().map_err(unreadable)?;
+    let (summary, claim, covered_ids) = match coverage_in(&metadata).map_err(unreadable)? {
         Some((coverage, covered_ids)) => {
-            let to_turn = finite_or(coverage.to_turn()?, 0.0);
-            let from_turn = finite_or(coverage.from_turn()?, to_turn);
+            let to_turn = finite_or(coverage.to_turn().map_err(unreadable)?, 0.0);
+            let from_turn = finite_or(coverage.from_turn().map_err(unreadable)?, to_turn);
             // A copy by iteration: an exotic array (a Proxy) runs its traps here, where a throw is this entry's.
-            let copy = js::copy_up_to(&covered_ids, budget.covered_ids_left() as u32)?;
-            budget.name_covered_ids(copy.length() as usize)?;
+            let copy = js::copy_up_to(&covered_ids, budget.covered_ids_left() as u32).map_err(unreadable)?;
+            budget.name_covered_ids(copy.length() as usize).map_err(over)?;
             let mut named = Vec::new();
             for id in copy.iter() {
                 if let Some(id) = id.dyn_ref::<JsString>() {
-                    budget.copy_id_text(id.length() as usize)?;
+                    budget.copy_id_text(id.length() as usize).map_err(over)?;
                     named.push(id_text(id));
                 }
             }
             (Some(SummaryFacts { to_turn, from_turn }), false, Some(named))
         }
-        None => (None, claim_in(&metadata)?, None),
+        None => (None, claim_in(&metadata).map_err(unreadable)?, None),
     };
     let facts = EntryFacts {
         turn,
