@@ -10,13 +10,12 @@ use wasm_bindgen::JsCast;
 use super::call;
 use super::js::{self, cause_of, describe, plain_copy, Callee};
 use crate::core::config::{
-    claim_lease_option, count_option, keep_details_field, keep_details_fields, keep_details_option,
-    max_summaries_option, timeout_option, token_options, trigger_chars_option, ttl_option, ConfigError, ErrorClass,
-    Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
+    claim_lease_option, count_option, keep_details_field, keep_details_fields, keep_details_option, token_options,
+    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 use crate::core::details::PinBounds;
 use crate::core::events::threw;
-use crate::core::format::{is_blank, rolling_system_prompt, DEFAULT_STRATEGY_ID, DEFAULT_SYSTEM_PROMPT};
+use crate::core::format::is_blank;
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
 /// them (once: later changes to the object change nothing), and checked.
@@ -74,8 +73,6 @@ pub struct Settings {
     /// A provider object or a callback function.
     pub llm: JsValue,
     pub store: Option<JsValue>,
-    pub system_prompt: Option<String>,
-    pub strategy_id: String,
     pub on_event: Option<Function>,
     pub now: Option<Function>,
     /// `countTokens`; without it (and with `core.tokens`), `ceil(length / 4)`.
@@ -119,31 +116,17 @@ impl Settings {
         }
 
         let mut core = StageConfig::new(shape);
-        let count = |key: Key, default| {
-            number(key)?.map_or(Ok(default), |n| count_option(SUMMARIZE_CALL, key.name(), n, default))
-        };
-        core.trigger_min_entries = count(Key::TriggerMinEntries, core.trigger_min_entries)?;
-        core.preserve_recent = count(Key::PreserveRecent, core.preserve_recent)?;
-        core.min_fold_entries = count(Key::MinFoldEntries, core.min_fold_entries)?;
-        core.max_summaries = number(Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
-        core.trigger_min_chars = number(Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
-        core.ttl_ms = number(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
-        core.timeout_ms = number(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
+        core.read_numbers(number)?;
 
         let text =
             |key: Key| get(key).map(|value| text_of(key, &value)?.ok_or_else(|| refused(key, &value))).transpose();
-        let system_prompt = text(Key::SystemPrompt)?;
-        let strategy_id = text(Key::StrategyId)?.unwrap_or_else(|| DEFAULT_STRATEGY_ID.to_owned());
-        core.tier = match get(Key::SummaryTier) {
-            None => Tier::DEFAULT,
-            Some(tier) => match tier.as_string().as_deref().and_then(Tier::parse) {
-                Some(tier) => tier,
-                None if tier.is_string() => {
-                    return Err(ConfigError { class: ErrorClass::RangeError, ..refused(Key::SummaryTier, &tier) });
-                }
-                None => return Err(refused(Key::SummaryTier, &tier)),
-            },
-        };
+        core.system_prompt = text(Key::SystemPrompt)?;
+        if let Some(strategy_id) = text(Key::StrategyId)? {
+            core.strategy_id = strategy_id;
+        }
+        if let Some(tier) = get(Key::SummaryTier) {
+            core.tier = Tier::option(tier.as_string().as_deref(), refused(Key::SummaryTier, &tier))?;
+        }
         let claims = get(Key::Claims).map(|claims| claims.as_bool().ok_or_else(|| refused(Key::Claims, &claims)));
         let claims = claims.transpose()?.unwrap_or(false);
         if let Some(store) = store.as_ref().filter(|_| claims && reading == Reading::Build) {
@@ -172,17 +155,7 @@ impl Settings {
             number(Key::PreserveRecent)?,
         )?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
-        Ok(Settings { llm, store, system_prompt, strategy_id, on_event, now, count_tokens, core })
-    }
-
-    /// The configured instruction, or the default (the rolling one when
-    /// earlier summaries may be folded in).
-    pub fn instruction(&self) -> String {
-        match (&self.system_prompt, self.core.max_summaries) {
-            (Some(prompt), _) => prompt.clone(),
-            (None, Some(_)) => rolling_system_prompt(),
-            (None, None) => DEFAULT_SYSTEM_PROMPT.to_owned(),
-        }
+        Ok(Settings { llm, store, on_event, now, count_tokens, core })
     }
 }
 

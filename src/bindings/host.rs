@@ -110,10 +110,6 @@ impl Host for JsHost {
         &self.settings.core
     }
 
-    fn strategy_id(&self) -> &str {
-        &self.settings.strategy_id
-    }
-
     fn loaded_len(&self) -> usize {
         self.loaded_len
     }
@@ -204,7 +200,7 @@ impl Host for JsHost {
     /// callback gets the span's own value objects.
     fn start_summarizer(&self, span: &[usize]) -> Result<Started, &'static str> {
         let timeout_ms = self.settings.core.timeout_ms;
-        let instruction = self.settings.instruction();
+        let instruction = self.settings.core.instruction();
         Ok(match self.settings.core.model() {
             Some(model) => {
                 let text = self.transcript(span).ok_or("write the transcript")?;
@@ -333,7 +329,7 @@ impl Host for JsHost {
                         Err(error) => Some(js::cause_of(&error)),
                     };
                     if let Some(cause) = refused {
-                        self.warn_once(|| warning::recall_refused(&self.settings.strategy_id, &cause));
+                        self.warn_once(|| warning::recall_refused(&self.settings.core.strategy_id, &cause));
                         if let Some(event) = settled.event.as_mut() {
                             events::recall_refused(event, &cause);
                         }
@@ -401,6 +397,6 @@ impl JsHost {
 
     fn payload(&self, event: &Event) -> JsValue {
         let dropped_ids: Array = event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect();
-        to_js(&Payload::of(&self.settings.strategy_id, event, AsIs::of(dropped_ids)))
+        to_js(&Payload::of(&self.settings.core.strategy_id, event, AsIs::of(dropped_ids)))
     }
 }

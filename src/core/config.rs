@@ -4,7 +4,10 @@
 use std::fmt;
 
 use super::details::PinBounds;
-use super::format::{label_text, utf16_len, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID, LABEL_SEPARATOR};
+use super::format::{
+    label_text, rolling_system_prompt, utf16_len, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID,
+    DEFAULT_SYSTEM_PROMPT, LABEL_SEPARATOR,
+};
 use super::js_number::js_number_to_string;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +20,15 @@ pub enum Tier {
 impl Tier {
     /// `summaryTier` when it is not given.
     pub const DEFAULT: Tier = Tier::Cold;
+
+    /// `summaryTier` as given, and its refusal: a string that names no tier
+    /// is out of range, anything else the wrong type.
+    pub fn option(name: Option<&str>, refused: ConfigError) -> Result<Tier, ConfigError> {
+        match name {
+            Some(name) => Tier::parse(name).ok_or(ConfigError { class: ErrorClass::RangeError, ..refused }),
+            None => Err(refused),
+        }
+    }
 
     pub fn parse(name: &str) -> Option<Tier> {
         match name {
@@ -71,6 +83,10 @@ pub struct StageConfig {
     pub tokens: Option<TokenOptions>,
     /// `summaryTier`: the tier the summary and the claim are written with.
     pub tier: Tier,
+    /// Names the stage in its events and its warning.
+    pub strategy_id: String,
+    /// `systemPrompt`, when given.
+    pub system_prompt: Option<String>,
 }
 
 /// Budgets in tokens, counted by `countTokens` (or `ceil(length / 4)`).
@@ -99,6 +115,8 @@ impl StageConfig {
             keep_details: None,
             tokens: None,
             tier: Tier::DEFAULT,
+            strategy_id: DEFAULT_STRATEGY_ID.to_owned(),
+            system_prompt: None,
         }
     }
 
@@ -112,6 +130,35 @@ impl StageConfig {
     /// UTF-16 length of `header().render(numbers)`.
     pub fn label_chars(&self, numbers: &[f64]) -> usize {
         utf16_len(&self.header().render(numbers))
+    }
+
+    /// SPEC §1's counts and times over the defaults, each as `number(key)`
+    /// finds it (None when absent), checked in this order.
+    pub fn read_numbers(
+        &mut self,
+        number: impl Fn(Key) -> Result<Option<f64>, ConfigError>,
+    ) -> Result<(), ConfigError> {
+        let count = |key: Key, default| {
+            number(key)?.map_or(Ok(default), |n| count_option(SUMMARIZE_CALL, key.name(), n, default))
+        };
+        self.trigger_min_entries = count(Key::TriggerMinEntries, self.trigger_min_entries)?;
+        self.preserve_recent = count(Key::PreserveRecent, self.preserve_recent)?;
+        self.min_fold_entries = count(Key::MinFoldEntries, self.min_fold_entries)?;
+        self.max_summaries = number(Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
+        self.trigger_min_chars = number(Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
+        self.ttl_ms = number(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
+        self.timeout_ms = number(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
+        Ok(())
+    }
+
+    /// The configured instruction, or the default (the rolling one when
+    /// earlier summaries may be folded in).
+    pub fn instruction(&self) -> String {
+        match (&self.system_prompt, self.max_summaries) {
+            (Some(prompt), _) => prompt.clone(),
+            (None, Some(_)) => rolling_system_prompt(),
+            (None, None) => DEFAULT_SYSTEM_PROMPT.to_owned(),
+        }
     }
 
     pub fn model(&self) -> Option<&str> {
@@ -423,7 +470,7 @@ impl ConfigError {
 }
 
 /// `maxSummaries`: at least 1 (one summary plus the verbatim tail).
-pub fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
+fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
     if value >= 1.0 {
         whole_number(SUMMARIZE_CALL, "maxSummaries", value, 1.0, MAX_SAFE_INTEGER, "omit it for no bound")
             .map(|n| n as usize)
@@ -440,7 +487,7 @@ pub fn max_summaries_option(value: f64) -> Result<usize, ConfigError> {
 }
 
 /// `triggerMinChars`: a non-negative integer of UTF-16 code units.
-pub fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
+fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
     whole_number(SUMMARIZE_CALL, "triggerMinChars", value, 0.0, MAX_SAFE_INTEGER, "omit it to trigger on entries only")
         .map(|n| n as usize)
 }
@@ -553,14 +600,14 @@ pub fn count_option(call: &str, key: &str, value: f64, default: usize) -> Result
 }
 
 /// `ttlMs`: a non-negative integer of milliseconds.
-pub fn ttl_option(key: &str, value: f64) -> Result<f64, ConfigError> {
+fn ttl_option(key: &str, value: f64) -> Result<f64, ConfigError> {
     whole_number(SUMMARIZE_CALL, key, value, 0.0, MAX_SAFE_INTEGER, "omit it for no ttl")
 }
 
 /// `timeoutMs`: a positive integer of milliseconds that `setTimeout` can
 /// wait. 0 would fail every call, and reads to many as "no deadline",
 /// which is spelled by leaving it out.
-pub fn timeout_option(key: &str, value: f64) -> Result<f64, ConfigError> {
+fn timeout_option(key: &str, value: f64) -> Result<f64, ConfigError> {
     whole_number(SUMMARIZE_CALL, key, value, 1.0, MAX_TIMEOUT_MS, "omit it for no deadline")
 }
 

@@ -170,7 +170,6 @@ pub trait Host: Sized + 'static {
     type Delivered: 'static;
 
     fn config(&self) -> &StageConfig;
-    fn strategy_id(&self) -> &str;
     /// How many entries `loaded` held, even when reading stopped at a bad one.
     fn loaded_len(&self) -> usize;
     fn facts(&self) -> &[EntryFacts];
@@ -355,7 +354,7 @@ async fn lead<H: Host>(
     let Answer { text, copy, usage } = match host.summary(call).await {
         Ok(answer) => answer,
         Err(cause) => {
-            host.warn_once(|| warning::summarizer_failed(host.strategy_id(), &cause));
+            host.warn_once(|| warning::summarizer_failed(&host.config().strategy_id, &cause));
             let outcome = CallOutcome::Failed { cause };
             end_flight(&host, flight, &outcome);
             let claim = give_up_or(&host, &candidate, held, || unclaimed(&host, caller)).await;
@@ -422,7 +421,7 @@ async fn lead<H: Host>(
     let (write_back, claim) = match written {
         Ok(()) => (WriteBack::Written, claim),
         Err(cause) => {
-            host.warn_once(|| warning::store_refused(host.strategy_id(), &cause));
+            host.warn_once(|| warning::store_refused(&host.config().strategy_id, &cause));
             // No summary for the fleet to load: let the next turn pay for it.
             let claim = give_up_or(&host, &candidate, held, || claim).await;
             (WriteBack::Failed(cause), claim)
@@ -477,7 +476,7 @@ async fn claim_and_call<H: Host>(
             if let Some(attempted) = attempted {
                 host.detach(start_give_up(host, candidate, &attempted));
             }
-            host.warn_once(|| warning::claim_refused(host.strategy_id(), &candidate.claim_id(), &cause));
+            host.warn_once(|| warning::claim_refused(&host.config().strategy_id, &candidate.claim_id(), &cause));
             let outcome = CallOutcome::ClaimFailed { cause };
             return Err(conclude(host, candidate, flight.clone(), outcome, &ClaimState::Silent));
         }
@@ -620,7 +619,7 @@ fn invalid_input<H: Host>(host: &H, spot: InvalidSpot) -> H::Delivered {
 
 fn warn_about<H: Host>(host: &H, event: Option<&Event>) {
     if let Some(event) = event {
-        host.warn_once(|| warning::declined(host.strategy_id(), &event.reason));
+        host.warn_once(|| warning::declined(&host.config().strategy_id, &event.reason));
     }
 }
 
