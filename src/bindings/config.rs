@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::call;
-use super::js::{self, cause_of, describe, plain_copy, Callee};
+use super::js::{self, cause_of, describe, plain_copy, plain_copy_with, Callee};
 use crate::core::config::{
     claim_lease_option, count_option, keep_details_field, keep_details_fields, keep_details_option, token_options,
     ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
@@ -43,13 +43,37 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
 
 /// Refuses a key the stage does not read: it would be dropped silently.
 fn check_keys(copy: &Object) -> Result<(), ConfigError> {
-    for key in Object::keys(copy) {
-        let name = String::from(key.unchecked_ref::<JsString>());
-        if !KNOWN_KEYS.contains(&name.as_str()) {
-            return Err(ConfigError::unknown_key(&name, &describe(&Reflect::get(copy, &key).unwrap_or_default())));
+    match unknown_key(copy, &KNOWN_KEYS) {
+        Some(name) => {
+            let value = Reflect::get(copy, &JsValue::from_str(&name)).unwrap_or_default();
+            Err(ConfigError::unknown_key(&name, &describe(&value)))
         }
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The first of `copy`'s own keys that is not one of `known`.
+fn unknown_key(copy: &Object, known: &[&str]) -> Option<String> {
+    let name = |key: JsValue| String::from(key.unchecked_ref::<JsString>());
+    Object::keys(copy).iter().map(name).find(|name| !known.contains(&name.as_str()))
+}
+
+/// An options object (not a function or an array), copied once with any of
+/// `known` it inherits (a class's getter), and holding no other key; or
+/// `refusal` of what was found instead.
+pub fn options_object(
+    value: &JsValue,
+    known: &[&str],
+    refusal: impl Fn(&str) -> ConfigError,
+) -> Result<Object, ConfigError> {
+    if !value.is_object() || value.is_function() || js::is_array(value).unwrap_or(true) {
+        return Err(refusal(&describe(value)));
+    }
+    let fields = plain_copy_with(value, known).map_err(|error| refusal(&unreadable_object(&error)))?;
+    match unknown_key(&fields, known) {
+        Some(name) => Err(refusal(&format!("an object with `{name}`"))),
+        None => Ok(fields),
+    }
 }
 
 /// One option of a config's copy: undefined when absent. The copy holds
@@ -166,16 +190,7 @@ fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
     if let Some(keep) = value.as_bool() {
         return Ok(keep.then_some(PinBounds::DEFAULT));
     }
-    if !value.is_object() || value.is_function() || js::is_array(value).unwrap_or(true) {
-        return Err(refusal(&describe(value)));
-    }
-    let fields = plain_copy(value).map_err(|error| refusal(&unreadable_object(&error)))?;
-    for key in Object::keys(&fields) {
-        let name = String::from(key.unchecked_ref::<JsString>());
-        if !KEEP_DETAILS_KEYS.contains(&name.as_str()) {
-            return Err(refusal(&format!("an object with `{name}`")));
-        }
-    }
+    let fields = options_object(value, &KEEP_DETAILS_KEYS, refusal)?;
     keep_details_option(|key| {
         let value = Reflect::get(&fields, &JsValue::from_str(key)).unwrap_or_default();
         number(SUMMARIZE_CALL, &value, &keep_details_field(key))

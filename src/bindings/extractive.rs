@@ -1,12 +1,12 @@
 //! JS entry points of the offline `extractive` summarizer (core/extractive.rs).
 //! The package entry wraps them as `extractive(options) => async (messages) => text`.
 
-use js_sys::{JsString, Object, Reflect};
+use js_sys::{JsString, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::config::{count, unreadable_object};
-use super::js::{self, describe, plain_copy_with};
+use super::config::{count, options_object, unreadable_object};
+use super::js::{self, describe};
 use super::Refusal;
 use crate::core::config::{ConfigError, EXTRACTIVE_CALL, EXTRACTIVE_MAX_CHARS};
 use crate::core::extractive::{summarize, Message, DEFAULT_MAX_CHARS};
@@ -21,19 +21,8 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, Refusal> {
     if options.is_undefined() {
         return Ok(DEFAULT_MAX_CHARS as f64);
     }
-    let refusal = |found: &str| Refusal::from(ConfigError::extractive_options(found));
-    if !options.is_object() || options.is_function() || js::is_array(&options).unwrap_or(true) {
-        return Err(refusal(&describe(&options)));
-    }
     // A `maxChars` a class or prototype gives is read once too.
-    let fields =
-        plain_copy_with(&options, &[EXTRACTIVE_MAX_CHARS]).map_err(|error| refusal(&unreadable_object(&error)))?;
-    for key in Object::keys(&fields) {
-        let name = String::from(key.unchecked_ref::<JsString>());
-        if name != EXTRACTIVE_MAX_CHARS {
-            return Err(refusal(&format!("an object with `{name}`")));
-        }
-    }
+    let fields = options_object(&options, &[EXTRACTIVE_MAX_CHARS], ConfigError::extractive_options)?;
     let max_chars = Reflect::get(&fields, &JsValue::from_str(EXTRACTIVE_MAX_CHARS)).unwrap_or_default();
     Ok(count(EXTRACTIVE_CALL, &max_chars, EXTRACTIVE_MAX_CHARS, DEFAULT_MAX_CHARS)? as f64)
 }
