@@ -1,9 +1,8 @@
-//! The module's single flights (`core::flight`), on the wall clock, and a
-//! run's wait for its leader's outcome, bounded by the join window.
+//! The module's single flights (`core::flight`), and a run's wait for its
+//! leader's outcome, bounded by the join window.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::task::Poll;
 
 use wasm_bindgen::JsValue;
@@ -13,30 +12,15 @@ use super::js;
 use crate::core::decision::CallOutcome;
 use crate::core::flight::Flights;
 
-pub type Flight = crate::core::flight::Flight<CallOutcome<JsValue>>;
+use crate::core::visit::Flight;
 
 thread_local! {
-    static FLIGHTS: Flights<CallOutcome<JsValue>> = const { Flights::new() };
-}
-
-/// The flight of this stage over exactly this span that a run may wait on now.
-pub fn find(stage_id: f64, key: &str, window_ms: Option<f64>) -> Option<Rc<Flight>> {
-    FLIGHTS.with(|flights| flights.find(stage_id, key, window_ms, js_sys::Date::now()))
-}
-
-/// Registers the leader's flight.
-pub fn start(stage_id: f64, key: String) -> Rc<Flight> {
-    FLIGHTS.with(|flights| flights.start(stage_id, key, js_sys::Date::now()))
-}
-
-/// Ends the flight: later runs over the span start their own.
-pub fn finish(flight: &Rc<Flight>) {
-    FLIGHTS.with(|flights| flights.finish(flight));
+    pub static FLIGHTS: Flights<CallOutcome<JsValue>> = const { Flights::new() };
 }
 
 /// The leader's outcome, once it is published; with `window_ms`, None once
 /// the flight is that old.
-pub async fn outcome(flight: &Flight, window_ms: Option<f64>) -> Option<CallOutcome<JsValue>> {
+pub async fn outcome(flight: &Flight<JsValue>, window_ms: Option<f64>) -> Option<CallOutcome<JsValue>> {
     let deadline = window_ms.map(|ms| js::deadline(flight.started_at() + ms - js_sys::Date::now(), &JsValue::TRUE));
     let mut expired = deadline.as_ref().map(|deadline| JsFuture::from(deadline.promise()));
     let outcome = std::future::poll_fn(|cx| {

@@ -3,7 +3,6 @@
 //! latches, flights and warning, and where a visit's result goes.
 
 use std::future::Future;
-use std::rc::Rc;
 
 use js_sys::{Array, Function, JsString, Promise, Reflect};
 use wasm_bindgen::prelude::*;
@@ -24,6 +23,7 @@ use crate::core::config::{Key, StageConfig};
 use crate::core::decision::{CallOutcome, Candidate, NEW_SUMMARY_SLOT};
 use crate::core::details::Audit;
 use crate::core::events::{self, warning, Event, InvalidSpot};
+use crate::core::flight::Flights;
 use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE};
 use crate::core::recall::EntryFacts;
 use crate::core::shapes::{EventRecord, FoldResult, Message, Payload, ProviderRequest};
@@ -153,16 +153,12 @@ impl Host for JsHost {
         latches::insert(&self.stage, key);
     }
 
-    fn find_flight(&self, key: &str) -> Option<Rc<Flight<JsValue>>> {
-        flight::find(self.stage.id(), key, self.settings.core.join_window_ms())
+    fn stage_id(&self) -> f64 {
+        self.stage.id()
     }
 
-    fn start_flight(&self, key: String) -> Rc<Flight<JsValue>> {
-        flight::start(self.stage.id(), key)
-    }
-
-    fn finish_flight(&self, flight: &Rc<Flight<JsValue>>) {
-        flight::finish(flight);
+    fn with_flights<R>(&self, use_them: impl FnOnce(&Flights<CallOutcome<JsValue>>) -> R) -> R {
+        flight::FLIGHTS.with(use_them)
     }
 
     fn published(&self, flight: &Flight<JsValue>) -> impl Future<Output = Option<CallOutcome<JsValue>>> {

@@ -5,7 +5,6 @@
 //! Wasm memory at all (see `stage.rs`).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use js_sys::FinalizationRegistry;
 use wasm_bindgen::prelude::*;
@@ -13,10 +12,10 @@ use wasm_bindgen::JsCast;
 
 use super::js::fill_random;
 use super::stage::StageHandle;
-use crate::core::latch::{Latch, SpanKey};
+use crate::core::latch::{Latches, SpanKey};
 
 thread_local! {
-    static LATCHES: RefCell<HashMap<u64, Latch>> = RefCell::new(HashMap::new());
+    static LATCHES: RefCell<Latches> = RefCell::default();
     /// Drawn once per process, on first use: see `core::latch`.
     static SEED: [u64; 2] = draw_seed();
     static REGISTRY: FinalizationRegistry =
@@ -43,9 +42,7 @@ fn draw_seed() -> [u64; 2] {
 /// serverless cold start (README, "Cold start"), so a first fold never pays
 /// for it.
 pub fn contains(stage: &StageHandle, key_text: &str) -> bool {
-    LATCHES
-        .with_borrow(|latches| latches.get(&(stage.id() as u64)).map(|latch| latch.contains(key_of(key_text))))
-        .unwrap_or(false)
+    LATCHES.with_borrow(|latches| latches.contains(stage.id() as u64, || key_of(key_text)))
 }
 
 fn key_of(text: &str) -> SpanKey {
@@ -54,20 +51,14 @@ fn key_of(text: &str) -> SpanKey {
 
 pub fn insert(stage: &StageHandle, key_text: &str) {
     let key = key_of(key_text);
-    let id = stage.id() as u64;
-    let created = LATCHES.with_borrow_mut(|latches| {
-        let created = !latches.contains_key(&id);
-        latches.entry(id).or_insert_with(|| Latch::new(Latch::DEFAULT_CAPACITY)).insert(key);
-        created
-    });
-    if created {
-        REGISTRY.with(|registry| registry.register(stage, &JsValue::from_f64(id as f64)));
+    if LATCHES.with_borrow_mut(|latches| latches.insert(stage.id() as u64, key)) {
+        REGISTRY.with(|registry| registry.register(stage, &JsValue::from_f64(stage.id())));
     }
 }
 
 /// The registry's cleanup: the stage id `insert` registered.
 fn forget(stage_id: JsValue) {
     if let Some(id) = stage_id.as_f64() {
-        LATCHES.with_borrow_mut(|latches| latches.remove(&(id as u64)));
+        LATCHES.with_borrow_mut(|latches| latches.forget(id as u64));
     }
 }

@@ -10,7 +10,7 @@
 //! chance match would cost a verbatim turn, and it never hands one
 //! conversation another's summary (single flight compares full keys).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::Hasher;
 
 use siphasher::sip128::{Hasher128, SipHasher13};
@@ -80,6 +80,31 @@ impl Latch {
     }
 }
 
+/// Every stage's latch, by stage id, from the stage's first refusal on: a
+/// stage that never refused anything owns none.
+#[derive(Default)]
+pub struct Latches(HashMap<u64, Latch>);
+
+impl Latches {
+    /// Whether the stage latched `key`. The key is made only for a stage
+    /// with a latch: making one draws the seed (`latches.rs` says why that waits).
+    pub fn contains(&self, stage_id: u64, key: impl FnOnce() -> SpanKey) -> bool {
+        self.0.get(&stage_id).is_some_and(|latch| latch.contains(key()))
+    }
+
+    /// Latches `key` for the stage; true when this made the stage's latch.
+    pub fn insert(&mut self, stage_id: u64, key: SpanKey) -> bool {
+        let created = !self.0.contains_key(&stage_id);
+        self.0.entry(stage_id).or_insert_with(|| Latch::new(Latch::DEFAULT_CAPACITY)).insert(key);
+        created
+    }
+
+    /// Frees a collected stage's latch.
+    pub fn forget(&mut self, stage_id: u64) {
+        self.0.remove(&stage_id);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +154,18 @@ mod tests {
         assert!(latch.contains(key("x", &["4"])));
         latch.insert(key("x", &["4"]));
         assert_eq!(latch.len(), 3, "re-inserting is a no-op");
+    }
+
+    #[test]
+    fn each_stage_has_its_own_latch_made_at_its_first_refusal() {
+        let mut latches = Latches::default();
+        let unmade = || -> SpanKey { panic!("a stage without a latch makes no key") };
+        assert!(!latches.contains(1, unmade));
+        assert!(latches.insert(1, key("a", &["m1"])));
+        assert!(!latches.insert(1, key("a", &["m2"])), "the stage's latch exists already");
+        assert!(latches.contains(1, || key("a", &["m1"])));
+        assert!(!latches.contains(2, unmade), "another stage's latch is not this one's");
+        latches.forget(1);
+        assert!(!latches.contains(1, unmade));
     }
 }

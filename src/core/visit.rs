@@ -22,6 +22,7 @@ use super::config::{claim_version, StageConfig, JOIN_WINDOW_MS};
 use super::decision::{self, CallOutcome, Candidate, Fold, Plan, Settled};
 use super::details::{self, Audit};
 use super::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, Usage, WriteBack};
+use super::flight::Flights;
 use super::format::utf16_len;
 use super::js_number::js_number_to_string;
 use super::latch::span_key_text;
@@ -185,11 +186,23 @@ pub trait Host: Sized + 'static {
     /// Whether this stage latched the span with this key (SPEC §4 step 9).
     fn latched(&self, key: &str) -> bool;
     fn latch(&self, key: &str);
+    /// Tells this stage's latch and flights apart from every other stage's.
+    fn stage_id(&self) -> f64;
+    /// The module's flights, every stage's, where the host keeps them.
+    fn with_flights<R>(&self, use_them: impl FnOnce(&Flights<CallOutcome<Self::Entry>>) -> R) -> R;
     /// The flight of this stage over exactly this span a run may join now.
-    fn find_flight(&self, key: &str) -> Option<Rc<Flight<Self::Entry>>>;
-    fn start_flight(&self, key: String) -> Rc<Flight<Self::Entry>>;
+    fn find_flight(&self, key: &str) -> Option<Rc<Flight<Self::Entry>>> {
+        let (stage_id, window_ms, now) = (self.stage_id(), self.config().join_window_ms(), self.wall_clock());
+        self.with_flights(|flights| flights.find(stage_id, key, window_ms, now))
+    }
+    fn start_flight(&self, key: String) -> Rc<Flight<Self::Entry>> {
+        let (stage_id, now) = (self.stage_id(), self.wall_clock());
+        self.with_flights(|flights| flights.start(stage_id, key, now))
+    }
     /// Ends the flight: later runs over the span start their own.
-    fn finish_flight(&self, flight: &Rc<Flight<Self::Entry>>);
+    fn finish_flight(&self, flight: &Rc<Flight<Self::Entry>>) {
+        self.with_flights(|flights| flights.finish(flight));
+    }
     /// The leader's outcome once it is published; None past the join window.
     fn published(&self, flight: &Flight<Self::Entry>) -> impl Future<Output = Option<CallOutcome<Self::Entry>>>;
     /// SPEC §7: at most one console.warn per stage.
