@@ -10,10 +10,7 @@ use wasm_bindgen::JsCast;
 use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
 use crate::core::events::{threw, InvalidSpot};
 use crate::core::format::MAX_ROLE_UNITS;
-use crate::core::js_number::js_number_to_string;
-use crate::core::recall::{
-    covered_by_another, EntryFacts, IdBudget, OverBudget, SummaryFacts, MAX_CONTENT_UNITS, MAX_ENTRIES,
-};
+use crate::core::recall::{covered_by_another, EntryFacts, IdBudget, OverBudget, SummaryFacts, TooLarge, MAX_ENTRIES};
 
 /// One recall as read.
 #[derive(Default)]
@@ -61,24 +58,14 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
         return Err(loaded_spot(js::describe(loaded)));
     }
     let length = Reflect::get(loaded, &JsValue::from_str("length")).map_err(iterating)?.as_f64().unwrap_or(0.0);
+    let too_large = |what: TooLarge| Unusable { spot: what.spot(), loaded_len: length as usize };
     if length > MAX_ENTRIES as f64 {
-        return Err(too_large(
-            format!("an array of {} entries", js_number_to_string(length)),
-            "entries",
-            MAX_ENTRIES,
-            length,
-        ));
+        return Err(too_large(TooLarge::Length(length)));
     }
     let snapshot = js::copy_up_to(loaded, MAX_ENTRIES as u32).map_err(iterating)?;
     // An iterator of its own can yield more than `length` said, without end.
-    let copied = snapshot.length() as usize;
-    if copied > MAX_ENTRIES {
-        return Err(too_large(
-            format!("an array whose iterator yields more than {MAX_ENTRIES} entries"),
-            "entries",
-            MAX_ENTRIES,
-            length,
-        ));
+    if snapshot.length() as usize > MAX_ENTRIES {
+        return Err(too_large(TooLarge::Endless));
     }
     let mut recall = Recall::default();
     let mut named = Vec::new();
@@ -104,17 +91,10 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     for (fact, covered) in recall.facts.iter_mut().zip(covered) {
         fact.covered = covered;
     }
-    let units = recall.facts.iter().fold(0usize, |sum, fact| sum.saturating_add(fact.content_units));
-    if units > MAX_CONTENT_UNITS {
-        let found = format!("{} entries holding {units} chars of content", recall.entries.len());
-        return Err(too_large(found, "chars of content", MAX_CONTENT_UNITS, recall.entries.len() as f64));
+    match TooLarge::of_contents(&recall.facts) {
+        Some(what) => Err(Unusable { spot: what.spot(), loaded_len: recall.entries.len() }),
+        None => Ok(recall),
     }
-    Ok(recall)
-}
-
-/// A recall too large to fold safely: served verbatim, before its contents are copied.
-fn too_large(found: String, unit: &str, limit: usize, loaded_len: f64) -> Unusable {
-    Unusable { spot: InvalidSpot::too_large(found, unit, limit), loaded_len: loaded_len as usize }
 }
 
 fn loaded_spot(found: String) -> Unusable {

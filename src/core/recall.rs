@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use super::events::InvalidSpot;
+use super::js_number::js_number_to_string;
 
 /// The most entries one visit reads: a larger recall is served verbatim as
 /// invalid input before anything is copied. Each entry read costs Wasm memory
@@ -17,6 +18,38 @@ pub const MAX_ENTRIES: usize = 100_000;
 /// is copied into Wasm whole, and no model takes this much (about 4 million
 /// tokens). A larger recall is served verbatim as invalid input.
 pub const MAX_CONTENT_UNITS: usize = 16 * 1024 * 1024;
+
+/// A recall too large for one visit to fold safely: served verbatim, before
+/// its contents are copied.
+pub enum TooLarge {
+    /// Its `length` says more than [`MAX_ENTRIES`].
+    Length(f64),
+    /// Its iterator yields more than [`MAX_ENTRIES`] (it may never end).
+    Endless,
+    /// Its entries' contents hold more than [`MAX_CONTENT_UNITS`] in all.
+    Content { entries: usize, units: usize },
+}
+
+impl TooLarge {
+    /// Too large by its entries' contents, if it is.
+    pub fn of_contents(facts: &[EntryFacts]) -> Option<TooLarge> {
+        let units = facts.iter().fold(0usize, |sum, fact| sum.saturating_add(fact.content_units));
+        (units > MAX_CONTENT_UNITS).then_some(TooLarge::Content { entries: facts.len(), units })
+    }
+
+    pub fn spot(&self) -> InvalidSpot {
+        let entries = |found| InvalidSpot::too_large(found, "entries", MAX_ENTRIES);
+        match *self {
+            TooLarge::Length(length) => entries(format!("an array of {} entries", js_number_to_string(length))),
+            TooLarge::Endless => entries(format!("an array whose iterator yields more than {MAX_ENTRIES} entries")),
+            TooLarge::Content { entries, units } => InvalidSpot::too_large(
+                format!("{entries} entries holding {units} chars of content"),
+                "chars of content",
+                MAX_CONTENT_UNITS,
+            ),
+        }
+    }
+}
 
 /// What one visit copies of ids into Wasm, each entry's and each one a
 /// summary's coverage names, is bounded in all: a store holding summaries
@@ -258,6 +291,17 @@ pub fn claim_dated(facts: &[EntryFacts], claimed_at: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recall_is_too_large_past_its_contents_bound_and_names_what_it_holds() {
+        let holding = |units: &[usize]| -> Vec<EntryFacts> {
+            units.iter().map(|&content_units| EntryFacts { content_units, ..EntryFacts::default() }).collect()
+        };
+        assert!(TooLarge::of_contents(&holding(&[MAX_CONTENT_UNITS / 2, MAX_CONTENT_UNITS / 2])).is_none());
+        let over = TooLarge::of_contents(&holding(&[MAX_CONTENT_UNITS, 1])).expect("one unit past the bound");
+        assert_eq!(over.spot().found, format!("2 entries holding {} chars of content", MAX_CONTENT_UNITS + 1));
+        assert_eq!(TooLarge::Length(1e6).spot().found, "an array of 1000000 entries");
+    }
 
     #[test]
     fn the_ids_one_visit_copies_are_bounded_in_all() {
