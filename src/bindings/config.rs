@@ -9,9 +9,10 @@ use wasm_bindgen::JsCast;
 
 use super::call;
 use super::js::{self, cause_of, describe, plain_copy, plain_copy_with, Callee};
+use super::output::to_js;
 use crate::core::config::{
-    claim_lease_option, count_option, keep_details_field, keep_details_fields, keep_details_option, token_options,
-    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
+    claim_lease_option, count_option, keep_details_field, keep_details_option, token_options, ConfigError, ErrorClass,
+    Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 use crate::core::details::PinBounds;
 use crate::core::events::threw;
@@ -29,13 +30,7 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
     // The bounds as checked replace the caller's `keepDetails`, which is so
     // read once: a getter or a later change cannot alter them.
     if !option(&copy, Key::KeepDetails).is_undefined() {
-        let checked = settings.core.keep_details.map_or(JsValue::FALSE, |bounds| {
-            let own = Object::new();
-            for (key, value) in keep_details_fields(bounds) {
-                let _ = Reflect::set(&own, &JsValue::from_str(key), &JsValue::from_f64(value as f64));
-            }
-            own.into()
-        });
+        let checked = settings.core.keep_details.map_or(JsValue::FALSE, |bounds| to_js(&bounds));
         let _ = Reflect::set(&copy, &JsValue::from_str(Key::KeepDetails.name()), &checked);
     }
     Ok(copy)

@@ -81,12 +81,9 @@ fn start(
         Ok(settings) => settings,
         Err(error) => return Promise::reject(&to_js_error(error)),
     };
-    let (recall, loaded_len, invalid) = match read {
-        Ok(recall) => {
-            let loaded_len = recall.entries.len();
-            (recall, loaded_len, None)
-        }
-        Err(Unusable { spot, loaded_len }) => (Recall::default(), loaded_len, Some(spot)),
+    let (loaded_len, recall, invalid) = match read {
+        Ok(recall) => (recall.entries.len(), recall, None),
+        Err(Unusable { spot, loaded_len }) => (loaded_len, Recall::default(), Some(spot)),
     };
     let (identity, key, invalid) = match identity {
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
@@ -212,7 +209,7 @@ impl Host for JsHost {
                 Started::call(llm, complete, &Array::of1(&to_js(&request)), timeout_ms, controller)
             }
             None => {
-                let messages = recall::span_values(&self.recall, span);
+                let messages: Array = span.iter().map(|&index| self.recall.values[index].clone()).collect();
                 messages.unshift(&to_js(&Message { role: "system", content: instruction }));
                 let callback = call::function_of(Ok(self.settings.llm.clone()), Key::Llm.name());
                 Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
@@ -262,7 +259,7 @@ impl Host for JsHost {
 
     /// Copied into the instance.
     fn span_texts(&self, span: &[usize]) -> Vec<String> {
-        span.iter().map(|&index| self.recall.content_text(index)).collect()
+        span.iter().map(|&index| self.recall.contents[index].as_ref().map(String::from).unwrap_or_default()).collect()
     }
 
     fn summary_content(&self, label: &str, text: JsString, pinned: &str) -> JsString {

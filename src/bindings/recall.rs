@@ -3,7 +3,7 @@
 //! the second time). What was read is kept as read: the caller's own entry
 //! objects and id strings go back out untouched.
 
-use js_sys::{Array, JsString, Reflect};
+use js_sys::{JsString, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -249,16 +249,4 @@ pub fn span_roles(recall: &Recall, span: &[usize]) -> Option<Vec<Option<String>>
             js::js_string(&role).ok().map(|role| Some(String::from(role.slice(0, MAX_ROLE_UNITS))))
         })
         .collect()
-}
-
-impl Recall {
-    /// Entry `index`'s content as text (empty when absent).
-    pub fn content_text(&self, index: usize) -> String {
-        self.contents[index].as_ref().map(String::from).unwrap_or_default()
-    }
-}
-
-/// `recall.values` at `span`, oldest first: the callback's messages.
-pub fn span_values(recall: &Recall, span: &[usize]) -> Array {
-    span.iter().map(|&index| recall.values[index].clone()).collect()
 }

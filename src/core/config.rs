@@ -436,11 +436,6 @@ pub fn keep_details_option(read: impl Fn(&str) -> Result<Option<f64>, ConfigErro
     })
 }
 
-/// The checked bounds, each under the key the object form takes it by.
-pub fn keep_details_fields(bounds: PinBounds) -> [(&'static str, usize); 2] {
-    [(MAX_DETAILS, bounds.max_details), (MAX_CHARS, bounds.max_chars)]
-}
-
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when
 /// one is within a few edits of it, ASCII case aside.
 pub fn nearest_known_key(key: &str) -> Option<&'static str> {
@@ -650,6 +645,18 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Key::ALL.len());
+    }
+
+    #[test]
+    fn checked_keep_details_bounds_are_written_under_the_keys_the_object_form_reads() {
+        let written = serde_json::to_value(PinBounds::DEFAULT).expect("serializes");
+        let mut keys: Vec<&str> = written.as_object().expect("an object").keys().map(String::as_str).collect();
+        let mut expected = KEEP_DETAILS_KEYS.to_vec();
+        keys.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(keys, expected);
+        let read = keep_details_option(|key| Ok(written[key].as_f64())).expect("reads back");
+        assert_eq!(read, PinBounds::DEFAULT);
     }
 
     #[test]

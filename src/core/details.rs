@@ -44,7 +44,10 @@ pub struct Audit {
 /// `keepDetails`: the bounds of the line that lists the details a summary
 /// dropped. One long support conversation carries a few dozen details, so
 /// the defaults hold 64 (or 1,000 UTF-16 units, whichever is reached first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Serialized as the object form takes it (`KEEP_DETAILS_KEYS`): the
+/// config's copy holds the bounds as checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PinBounds {
     pub max_details: usize,
     pub max_chars: usize,
