@@ -39,34 +39,36 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
 /// Refuses a key the stage does not read: it would be dropped silently.
 fn check_keys(copy: &Object) -> Result<(), ConfigError> {
     match unknown_key(copy, &KNOWN_KEYS) {
-        Some(name) => {
-            let value = Reflect::get(copy, &JsValue::from_str(&name)).unwrap_or_default();
+        Some((name, key)) => {
+            // By the key itself: a lone surrogate in it does not survive the Rust text.
+            let value = Reflect::get(copy, &key).unwrap_or_default();
             Err(ConfigError::unknown_key(&name, &describe(&value)))
         }
         None => Ok(()),
     }
 }
 
-/// The first of `copy`'s own keys that is not one of `known`.
-fn unknown_key(copy: &Object, known: &[&str]) -> Option<String> {
-    let name = |key: JsValue| String::from(key.unchecked_ref::<JsString>());
-    Object::keys(copy).iter().map(name).find(|name| !known.contains(&name.as_str()))
+/// The first of `copy`'s own keys that is not one of `known`: its text, and the key.
+fn unknown_key(copy: &Object, known: &[&str]) -> Option<(String, JsValue)> {
+    let named = |key: JsValue| (String::from(key.unchecked_ref::<JsString>()), key);
+    Object::keys(copy).iter().map(named).find(|(name, _)| !known.contains(&name.as_str()))
 }
 
-/// An options object (not a function or an array), copied once with any of
-/// `known` it inherits (a class's getter), and holding no other key; or
-/// `refusal` of what was found instead.
+/// An options object (not a function or an array), copied once with those
+/// of `inherited` it inherits (a class's getter), and holding no key but
+/// `known`; or `refusal` of what was found instead.
 pub fn options_object(
     value: &JsValue,
     known: &[&str],
+    inherited: &[&str],
     refusal: impl Fn(&str) -> ConfigError,
 ) -> Result<Object, ConfigError> {
     if !value.is_object() || value.is_function() || js::is_array(value).unwrap_or(true) {
         return Err(refusal(&describe(value)));
     }
-    let fields = plain_copy_with(value, known).map_err(|error| refusal(&unreadable_object(&error)))?;
+    let fields = plain_copy_with(value, inherited).map_err(|error| refusal(&unreadable_object(&error)))?;
     match unknown_key(&fields, known) {
-        Some(name) => Err(refusal(&format!("an object with `{name}`"))),
+        Some((name, _)) => Err(refusal(&format!("an object with `{name}`"))),
         None => Ok(fields),
     }
 }
@@ -144,7 +146,7 @@ impl Settings {
             core.strategy_id = strategy_id;
         }
         if let Some(tier) = get(Key::SummaryTier) {
-            core.tier = Tier::option(tier.as_string().as_deref(), refused(Key::SummaryTier, &tier))?;
+            core.tier = Tier::option(tier.as_string().as_deref(), || refused(Key::SummaryTier, &tier))?;
         }
         let claims = get(Key::Claims).map(|claims| claims.as_bool().ok_or_else(|| refused(Key::Claims, &claims)));
         let claims = claims.transpose()?.unwrap_or(false);
@@ -185,7 +187,8 @@ fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
     if let Some(keep) = value.as_bool() {
         return Ok(keep.then_some(PinBounds::DEFAULT));
     }
-    let fields = options_object(value, &KEEP_DETAILS_KEYS, refusal)?;
+    // Its own keys only, as a spread reads them.
+    let fields = options_object(value, &KEEP_DETAILS_KEYS, &[], refusal)?;
     keep_details_option(|key| {
         let value = Reflect::get(&fields, &JsValue::from_str(key)).unwrap_or_default();
         number(SUMMARIZE_CALL, &value, &keep_details_field(key))

@@ -22,7 +22,8 @@ pub fn extractive_budget(options: JsValue) -> Result<f64, Refusal> {
         return Ok(DEFAULT_MAX_CHARS as f64);
     }
     // A `maxChars` a class or prototype gives is read once too.
-    let fields = options_object(&options, &[EXTRACTIVE_MAX_CHARS], ConfigError::extractive_options)?;
+    let fields =
+        options_object(&options, &[EXTRACTIVE_MAX_CHARS], &[EXTRACTIVE_MAX_CHARS], ConfigError::extractive_options)?;
     let max_chars = Reflect::get(&fields, &JsValue::from_str(EXTRACTIVE_MAX_CHARS)).unwrap_or_default();
     Ok(count(EXTRACTIVE_CALL, &max_chars, EXTRACTIVE_MAX_CHARS, DEFAULT_MAX_CHARS)? as f64)
 }

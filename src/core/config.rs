@@ -23,10 +23,10 @@ impl Tier {
 
     /// `summaryTier` as given, and its refusal: a string that names no tier
     /// is out of range, anything else the wrong type.
-    pub fn option(name: Option<&str>, refused: ConfigError) -> Result<Tier, ConfigError> {
+    pub fn option(name: Option<&str>, refused: impl FnOnce() -> ConfigError) -> Result<Tier, ConfigError> {
         match name {
-            Some(name) => Tier::parse(name).ok_or(ConfigError { class: ErrorClass::RangeError, ..refused }),
-            None => Err(refused),
+            Some(name) => Tier::parse(name).ok_or_else(|| ConfigError { class: ErrorClass::RangeError, ..refused() }),
+            None => Err(refused()),
         }
     }
 

@@ -89,6 +89,9 @@ fn unknown_config_keys_are_refused_naming_the_nearest_known_one() {
     let (class, message) = refusal("({ preserveRecnet: 4, llm: { complete: async () => ({}) }, model: 'm' })");
     assert_eq!(class, "TypeError");
     assert!(message.contains("`preserveRecnet` is not an option"), "{message}");
+    // The value is quoted from the key itself, even one whose text Rust cannot hold.
+    let (_, message) = refusal("({ llm: async () => '', 'k\\ud800': 4, 'k\\ufffd': 5 })");
+    assert!(message.contains("is not an option (received a number (4))"), "{message}");
     let (class, message) = refusal("({ llm: async () => '', maxSummaries: 0 })");
     assert_eq!(class, "RangeError");
     assert!(message.contains("`maxSummaries` must be a positive integer"), "{message}");
