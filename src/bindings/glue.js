@@ -3,7 +3,7 @@
 // footprintjs calls, and end an instance that fails. Only what is declared with `catch` throws, so nothing a
 // caller's getter or Proxy throws unwinds through Wasm.
 
-/** A short, safe description of any value for messages: `a number (42)`, its text cut at 40 characters. */
+/** A short, safe description of any value: `a number (42)`, its text cut at 40 characters (a symbol's too). */
 export function describe(value) {
   const clip = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
   try {
@@ -31,7 +31,8 @@ export function plainCopy(value) {
 
 /**
  * What a failure says, as the original writes it: an Error's message, and `String(value)` for anything else
- * (`Promise.reject(404)` → `404`). Always a string: an SDK's error may carry a number as its `message`.
+ * (`Promise.reject(404)` → `404`). Always a string, which Rust receives as one: an SDK's error may carry a
+ * number or an object as its `message`.
  */
 export function causeOf(error) {
   try {
@@ -116,8 +117,8 @@ export function onInstanceFailure(replace) {
  * returns a real Promise. A visit settles every outcome as a value, so a throw or a rejection out of it has
  * unwound through Rust (a trap, or a JS exception inside Wasm): the instance can no longer be trusted, and
  * visits waiting in it would wait forever. They all reject, the failure named, and a fresh instance serves
- * later visits without the failed one's latches and single flights (at most a repeated summarizer call).
- * So do `guardTask` after an await and `guardedExport` outside visits.
+ * later visits without the failed one's latches and single flights (at most a repeated summarizer call); where
+ * none can be made, every later visit rejects. So do `guardTask` after an await and `guardedExport` outside visits.
  */
 export function makeStage(handle) {
   const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
@@ -140,8 +141,8 @@ let nestedVisits = 0;
 /**
  * The stack a call into the instance may need, as argument lists whose room (8 bytes a slot) the engine checks
  * before a call starts: 128 KiB for a visit, `summarize` or `extractive`'s summary (at least twice what a visit
- * was seen to need: README), 16 KiB for the entry helpers, which may be called once per entry. An overflow
- * inside fails the instance and every conversation's visit in flight, where this refusal is the deep caller's.
+ * was seen to need: README), 16 KiB for the entry helpers (`isSummaryEntry`…, called once per entry). Checked
+ * before a call enters: an overflow inside fails every conversation's visit in flight; this refusal is the caller's.
  */
 export const VISIT_STACK = Array(16384).fill(0);
 export const HELPER_STACK = Array(2048).fill(0);
