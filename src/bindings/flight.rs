@@ -1,17 +1,12 @@
 //! The module's single flights (`core::flight`), and a run's wait for its
 //! leader's outcome, bounded by the join window.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
-
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
 use super::js;
 use crate::core::decision::CallOutcome;
 use crate::core::flight::Flights;
-
 use crate::core::visit::Flight;
 
 thread_local! {
@@ -22,19 +17,7 @@ thread_local! {
 /// the flight is that old.
 pub async fn outcome(flight: &Flight<JsValue>, window_ms: Option<f64>) -> Option<CallOutcome<JsValue>> {
     let deadline = window_ms.map(|ms| js::deadline(flight.started_at() + ms - js_sys::Date::now(), &JsValue::TRUE));
-    let mut expired = deadline.as_ref().map(|deadline| JsFuture::from(deadline.promise()));
-    let outcome = std::future::poll_fn(|cx| {
-        // Each poll borrows only for its own check: nothing is borrowed across the wait.
-        if let Some(outcome) = flight.published() {
-            return Poll::Ready(Some(outcome));
-        }
-        if expired.as_mut().is_some_and(|expired| Pin::new(expired).poll(cx).is_ready()) {
-            return Poll::Ready(None);
-        }
-        flight.wake_on_publish(cx.waker());
-        Poll::Pending
-    })
-    .await;
+    let outcome = flight.outcome(deadline.as_ref().map(|deadline| JsFuture::from(deadline.promise()))).await;
     if let Some(deadline) = deadline {
         deadline.clear();
     }

@@ -17,8 +17,10 @@
 //! bound every wait.
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
-use std::task::Waker;
+use std::task::{Poll, Waker};
 
 /// One leader's call over one span, and its outcome once published.
 pub struct Flight<T> {
@@ -35,6 +37,12 @@ pub struct Flight<T> {
 /// Every flight in the air.
 pub struct Flights<T> {
     flights: RefCell<Vec<Rc<Flight<T>>>>,
+}
+
+impl<T: Clone> Default for Flights<T> {
+    fn default() -> Flights<T> {
+        Flights::new()
+    }
 }
 
 impl<T: Clone> Flights<T> {
@@ -92,9 +100,26 @@ impl<T: Clone> Flight<T> {
         self.outcome.borrow().clone()
     }
 
+    /// The outcome once it is published, or None once `expired` is (the
+    /// host's timer of the join window; never, without one). Each poll
+    /// borrows only for its own check: nothing is borrowed across the wait.
+    pub async fn outcome(&self, mut expired: Option<impl Future + Unpin>) -> Option<T> {
+        std::future::poll_fn(|cx| {
+            if let Some(outcome) = self.published() {
+                return Poll::Ready(Some(outcome));
+            }
+            if expired.as_mut().is_some_and(|expired| Pin::new(expired).poll(cx).is_ready()) {
+                return Poll::Ready(None);
+            }
+            self.wake_on_publish(cx.waker());
+            Poll::Pending
+        })
+        .await
+    }
+
     /// Has `waker` woken when the outcome is published (a waiting run's
     /// task, which then finds it with [`Flight::published`]).
-    pub fn wake_on_publish(&self, waker: &Waker) {
+    fn wake_on_publish(&self, waker: &Waker) {
         self.waiters.borrow_mut().push(waker.clone());
     }
 }
@@ -143,5 +168,20 @@ mod tests {
         assert_eq!(flight.published(), Some(3));
         flight.publish(4);
         assert_eq!(count.0.load(Ordering::SeqCst), 2, "no waiter is left to wake");
+    }
+
+    #[test]
+    fn a_run_waits_for_the_outcome_until_its_window_expires() {
+        let flights = Flights::<u32>::default();
+        let flight = flights.start(1.0, "k".into(), 0.0);
+        let mut cx = std::task::Context::from_waker(Waker::noop());
+        let never = None::<std::future::Pending<()>>;
+        let mut waiting = std::pin::pin!(flight.outcome(never));
+        assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Pending);
+        flight.publish(5);
+        assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Ready(Some(5)));
+        let late = flights.start(1.0, "k2".into(), 0.0);
+        let mut expired = std::pin::pin!(late.outcome(Some(std::future::ready(()))));
+        assert_eq!(expired.as_mut().poll(&mut cx), Poll::Ready(None), "the window ended first");
     }
 }

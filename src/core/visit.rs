@@ -674,6 +674,7 @@ mod tests {
     }
 
     /// One stage's state between visits, and every call its visits made.
+    #[derive(Default)]
     struct Stage {
         flights: Flights<CallOutcome<String>>,
         latched: RefCell<Vec<String>>,
@@ -682,19 +683,6 @@ mod tests {
         /// What `putIfVersion` answers; None for a store without one.
         claim_applies: Option<bool>,
         calls: RefCell<Vec<String>>,
-    }
-
-    impl Default for Stage {
-        fn default() -> Stage {
-            Stage {
-                flights: Flights::new(),
-                latched: RefCell::default(),
-                warned: Cell::default(),
-                claims_noted: Cell::default(),
-                claim_applies: None,
-                calls: RefCell::default(),
-            }
-        }
     }
 
     impl Stage {
@@ -756,13 +744,7 @@ mod tests {
             use_them(&self.stage.flights)
         }
         fn published(&self, flight: &Flight<String>) -> impl Future<Output = Option<CallOutcome<String>>> {
-            poll_fn(move |cx| match flight.published() {
-                Some(outcome) => Poll::Ready(Some(outcome)),
-                None => {
-                    flight.wake_on_publish(cx.waker());
-                    Poll::Pending
-                }
-            })
+            flight.outcome(None::<std::future::Pending<()>>)
         }
         fn warn_once(&self, message: impl FnOnce() -> String) {
             if !self.stage.warned.replace(true) {
