@@ -62,6 +62,8 @@ struct JsHost {
     identity: JsValue,
     /// The first folded entry's `source.identity`, when truthy.
     source_identity: Option<JsValue>,
+    /// The span's roles for a provider's transcript; None when one has no string form.
+    span_roles: Option<Vec<Option<String>>>,
     target: Target,
 }
 
@@ -89,7 +91,8 @@ fn start(
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
         Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
-    let host = JsHost { stage, settings, recall, loaded_len, identity, source_identity: None, target };
+    let host =
+        JsHost { stage, settings, recall, loaded_len, identity, source_identity: None, span_roles: None, target };
     match visit::visit(host, invalid.map_or(Ok(key), Err)) {
         Visited::Now(delivered) => Promise::resolve(&delivered),
         Visited::Later(delivered) => future_to_promise(async move { Ok(delivered.await) }),
@@ -123,11 +126,14 @@ impl Host for JsHost {
         tokens::count_recall(self.settings.count_tokens.as_ref(), &mut self.recall)
     }
 
-    /// A plain copy: it is written after the summarizer is awaited, and the
-    /// caller may reuse the object meanwhile. One that cannot be read or
-    /// copied is left out.
-    fn keep_source_identity(&mut self, first_folded: usize) {
-        let source = &self.recall.sources[first_folded];
+    /// The identity as a plain copy (one that cannot be read or copied is
+    /// left out); the roles only for a provider, since a callback is given
+    /// the span's own value objects.
+    fn keep_span(&mut self, span: &[usize]) {
+        if self.settings.core.model().is_some() {
+            self.span_roles = recall::span_roles(&self.recall, span);
+        }
+        let source = &self.recall.sources[span[0]];
         let identity = if source.is_object() {
             source.unchecked_ref::<SourceFields>().identity().unwrap_or_default()
         } else {
@@ -351,8 +357,8 @@ impl JsHost {
     /// The provider transcript (SPEC §5), from each span entry's role and
     /// content as read; None when a role has no string form.
     fn transcript(&self, span: &[usize]) -> Option<String> {
-        let roles = recall::span_roles(&self.recall, span)?;
-        Some(transcript(span.iter().zip(&roles).zip(&self.span_texts(span)).map(|((&index, role), content)| {
+        let roles = self.span_roles.as_ref()?;
+        Some(transcript(span.iter().zip(roles).zip(&self.span_texts(span)).map(|((&index, role), content)| {
             TranscriptLine {
                 role: role.as_deref(),
                 turn: self.recall.facts[index].turn,

@@ -179,9 +179,11 @@ pub trait Host: Sized + 'static {
     /// Counts every entry's content into its facts' tokens; the first
     /// entry the counter gives no count for is the visit's invalid input.
     fn count_tokens(&mut self) -> Result<(), InvalidSpot>;
-    /// Keeps the first folded entry's `source.identity` (SPEC §2), read
-    /// once the span is known, before anything is awaited.
-    fn keep_source_identity(&mut self, first_folded: usize);
+    /// Copies what the call and the entries it writes take of the span's
+    /// entries (the first one's `source.identity`, SPEC §2; each role for a
+    /// provider's transcript, §5), once the span is known and before anything
+    /// is awaited: the caller may change or reuse its objects meanwhile.
+    fn keep_span(&mut self, span: &[usize]);
 
     /// Whether this stage latched the span with this key (SPEC §4 step 9).
     fn latched(&self, key: &str) -> bool;
@@ -287,7 +289,7 @@ pub fn visit<H: Host>(mut host: H, read: Result<Option<String>, InvalidSpot>) ->
     // call over the same span; a clock that cannot stamp the fold.
     // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
     let span: Rc<[usize]> = candidate.folded_indices().into();
-    host.keep_source_identity(span[0]);
+    host.keep_span(&span);
     let key = identity_key.map(|identity| span_key_text(&identity, span.iter().map(|&index| host.id_text(index))));
     let settle_now = |host: &H, settled: Settled| Visited::Now(host.deliver(Outcome::of(settled)));
     if key.as_deref().is_some_and(|key| host.latched(key)) {
@@ -730,7 +732,7 @@ mod tests {
         fn count_tokens(&mut self) -> Result<(), InvalidSpot> {
             Ok(())
         }
-        fn keep_source_identity(&mut self, _first_folded: usize) {}
+        fn keep_span(&mut self, _span: &[usize]) {}
         fn latched(&self, key: &str) -> bool {
             self.stage.latched.borrow().iter().any(|latched| latched == key)
         }

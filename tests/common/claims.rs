@@ -403,3 +403,20 @@ async fn an_identity_that_names_no_conversation_claims_nothing() {
         assert!(evidence.get("claimId").is_none() && evidence.get("claimsUnsupported").is_none(), "{evidence}");
     }
 }
+
+#[wasm_bindgen_test]
+async fn the_transcript_keeps_the_roles_as_the_visit_began_through_the_claims_await() {
+    // With claims the call is made after the claim's await; a caller that
+    // reuses its message objects meanwhile changes nothing the call is told.
+    let f = claims_fixture("ok", json!({ "shape": "provider" }));
+    let loaded = conversation(6, 2, 100, "c1");
+    let stage: &Function = f.stage.unchecked_ref();
+    let visit: Promise = stage.call1(&JsValue::UNDEFINED, &f.scope(&loaded)).unwrap().dyn_into().unwrap();
+    for entry in loaded.iter() {
+        Reflect::set(&get(&entry, "value"), &"role".into(), &"reused".into()).unwrap();
+    }
+    JsFuture::from(visit).await.expect("stage resolves");
+    assert_eq!(f.field("conditionalWrites").as_array().unwrap().len(), 1, "claimed before the call");
+    let transcript = f.field("calls")[0]["messages"][0]["content"].as_str().unwrap().to_owned();
+    assert!(transcript.contains("user (turn 1): ") && !transcript.contains("reused"), "{transcript}");
+}
