@@ -174,6 +174,19 @@ const stackLimit = (node, mode) =>
     nodeArgs: node.args ?? [],
     timeout: 60_000,
   });
+// The fixture calling the package at every level of a recursion from the
+// stack limit up (`mode`): the calls ran at every level, the deepest were
+// refused before they entered the instance, and none failed it.
+async function callsAtEveryFrame(node, mode) {
+  const { code, stdout, stderr } = await stackLimit(node, mode);
+  assert.equal(code, 0, stderr.slice(-2000));
+  const outcome = JSON.parse(stdout);
+  const calls = JSON.stringify(outcome.calls);
+  assert.ok(outcome.calls.done > 1000, `the calls ran at every level (${calls})`);
+  assert.ok(outcome.calls.refused > 0, `the deepest calls were refused before entering the instance (${calls})`);
+  assert.equal(outcome.calls.instanceFailed + outcome.instanceFailures, 0, `no call failed the instance (${calls})`);
+  return outcome;
+}
 // V8 (Node, Deno) and JavaScriptCore (Bun). A visit at every level of
 // JavaScriptCore's far deeper stack makes tens of thousands of folds, so
 // that one runs on V8.
@@ -216,13 +229,7 @@ for (const node of nodes) {
   // shadow stack, and the instance went on serving every conversation on a
   // shadow stack shorter each time, until it wrote out of bounds.
   test(`${node.name}: stages built at every level of a recursion from the stack limit leave the package sound`, async () => {
-    const { code, stdout, stderr } = await stackLimit(node, '--summarize-every-frame');
-    assert.equal(code, 0, stderr.slice(-2000));
-    const outcome = JSON.parse(stdout);
-    const calls = JSON.stringify(outcome.calls);
-    assert.ok(outcome.calls.done > 1000, `stages were built at every level (${calls})`);
-    assert.ok(outcome.calls.refused > 0, `the deepest builds were refused before entering the instance (${calls})`);
-    assert.equal(outcome.calls.instanceFailed + outcome.instanceFailures, 0, `no build failed the instance (${calls})`);
+    const outcome = await callsAtEveryFrame(node, '--summarize-every-frame');
     assert.equal(outcome.deep, 'resolved', 'a stage built after them folds');
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
     assert.equal(outcome.deepAfterwards, 'msg-summary-1-5', 'the deep stage folds afterwards');
@@ -233,13 +240,7 @@ for (const node of nodes) {
   // limit up, the deepest are refused and no instance fails (without the
   // check, instances failed).
   test(`${node.name}: entry helpers called at every level of a recursion from the stack limit leave the package sound`, async () => {
-    const { code, stdout, stderr } = await stackLimit(node, '--helpers-every-frame');
-    assert.equal(code, 0, stderr.slice(-2000));
-    const outcome = JSON.parse(stdout);
-    const calls = JSON.stringify(outcome.calls);
-    assert.ok(outcome.calls.done > 1000, `the helpers ran at every level (${calls})`);
-    assert.ok(outcome.calls.refused > 0, `the deepest calls were refused (${calls})`);
-    assert.equal(outcome.calls.instanceFailed + outcome.instanceFailures, 0, `no call failed the instance (${calls})`);
+    const outcome = await callsAtEveryFrame(node, '--helpers-every-frame');
     assert.equal(outcome.afterwards, 'msg-summary-1-5', 'a new stage folds afterwards');
   });
 }
