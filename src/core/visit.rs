@@ -826,7 +826,7 @@ mod tests {
 
     /// Six turns of one entry each, 400 units apiece: the first five fold,
     /// the last stays verbatim.
-    fn visit_of(stage: &Rc<Stage>, identity: Option<&str>, reply: Reply) -> Visited<Mock> {
+    fn visit_of(stage: &Rc<Stage>, identity: Option<&str>, reply: Reply) -> Running {
         let mut config = StageConfig::new(Shape::Callback);
         (config.trigger_min_entries, config.preserve_recent) = (4, 1);
         if stage.claim_applies.is_some() {
@@ -836,24 +836,24 @@ mod tests {
             (1..=6).map(|turn| EntryFacts { turn: Some(turn as f64), content_units: 400, ..Default::default() });
         let ids = (1..=6).map(|turn| format!("msg-{turn}")).collect();
         let mock = Mock { stage: stage.clone(), config, facts: facts.collect(), ids, reply };
-        visit(mock, Ok(identity.map(str::to_owned)))
-    }
-
-    fn poll(visited: &mut Visited<Mock>) -> Option<Outcome<String>> {
-        match visited {
-            Visited::Now(_) => match std::mem::replace(visited, Visited::Later(Box::pin(std::future::pending()))) {
-                Visited::Now(outcome) => Some(outcome),
-                Visited::Later(_) => unreachable!(),
-            },
-            Visited::Later(future) => match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-                Poll::Ready(outcome) => Some(outcome),
-                Poll::Pending => None,
-            },
+        match visit(mock, Ok(identity.map(str::to_owned))) {
+            Visited::Now(outcome) => Box::pin(ready(outcome)),
+            Visited::Later(future) => future,
         }
     }
 
-    fn settled(mut visited: Visited<Mock>) -> Outcome<String> {
-        poll(&mut visited).expect("the visit settles without waiting")
+    /// A visit, whether it settled at once or not.
+    type Running = Pin<Box<dyn Future<Output = Outcome<String>>>>;
+
+    fn poll(visit: &mut Running) -> Option<Outcome<String>> {
+        match visit.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(outcome) => Some(outcome),
+            Poll::Pending => None,
+        }
+    }
+
+    fn settled(mut visit: Running) -> Outcome<String> {
+        poll(&mut visit).expect("the visit settles without waiting")
     }
 
     fn reason(outcome: &Outcome<String>) -> &str {
