@@ -232,6 +232,9 @@ export interface SummarizeEvidence {
   readonly deferred?: boolean;
   /** With `deferred`: the chars of new text the fold would take out of recall. */
   readonly newChars?: number;
+  /** The raw span's tokens, under `minFoldTokens` (also given): no call was made. */
+  readonly newTokens?: number;
+  readonly minFoldTokens?: number;
   /** Absent when `loaded` itself is not an array, or when the `now` clock failed. */
   readonly invalidIndex?: number;
   /** E.g. `'id'`, `'value.content'`, `'loaded'`, `'now'`. */
@@ -385,6 +388,18 @@ export interface SummarizeConfig {
    * two are refused together.
    */
   readonly preserveRecentTokens?: number;
+  /**
+   * Beyond the original: never call for a span whose raw entries hold fewer
+   * tokens than this (a non-negative integer; `0` turns the floor off),
+   * while the oldest loaded entries are ones a summary already stands for
+   * (so waiting never lets a turn no summary holds leave a recency window). The
+   * default is `preserveRecentTokens`, or 0 without it: a full load window
+   * otherwise sheds one turn from the verbatim tail every turn, and a
+   * summary of one turn, label included, is rarely smaller than the turn,
+   * so most of those calls would end refused. The visit's event says
+   * `not-worth-a-call-yet` with `newTokens` and `minFoldTokens`.
+   */
+  readonly minFoldTokens?: number;
   /**
    * Override the summarizer instruction ("preserve every refund-related
    * number"). Only the instruction is yours: the transcript delimiters and the

@@ -101,6 +101,7 @@ fn config() -> impl Strategy<Value = StageConfig> {
             config.tokens = tokens.map(|(trigger_min, preserve_recent)| TokenOptions {
                 trigger_min: trigger_min.map(f64::from),
                 preserve_recent: preserve_recent.map(f64::from),
+                min_fold: preserve_recent.map_or(0.0, f64::from),
             });
             config
         },
@@ -114,9 +115,12 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
         Plan::Settle(settled) => vec![(settled, Vec::new())],
         Plan::Consider(candidate) => {
             let span_ids: Vec<String> = candidate.folded_indices().iter().map(|&i| recall.ids[i].clone()).collect();
-            vec![
+            let declined_before_a_call =
+                candidate.predicted_refusal(config).into_iter().chain(candidate.too_few_tokens(config));
+            let mut outcomes: Vec<(Settled, Vec<String>)> =
+                declined_before_a_call.map(|settled| (settled, Vec::new())).collect();
+            outcomes.extend([
                 (candidate.latched(), Vec::new()),
-                (candidate.predicted_not_smaller(), Vec::new()),
                 (candidate.failed(None, Caller::Leader, "x", &ClaimState::Silent), Vec::new()),
                 (candidate.not_smaller(10, None, None, Caller::Follower, &ClaimState::Silent), Vec::new()),
                 (candidate.claimed_elsewhere(), Vec::new()),
@@ -131,7 +135,8 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
                     ),
                     span_ids,
                 ),
-            ]
+            ]);
+            outcomes
         }
     }
 }

@@ -174,6 +174,7 @@ impl Settings {
             number(Key::TriggerMinTokens)?,
             number(Key::PreserveRecentTokens)?,
             number(Key::PreserveRecent)?,
+            number(Key::MinFoldTokens)?,
         )?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
         Ok(Settings { llm, store, on_event, now, count_tokens, core })

@@ -97,6 +97,8 @@ pub struct TokenOptions {
     /// The verbatim tail: the newest whole turns until they hold at least
     /// this many tokens (in place of `preserveRecent`).
     pub preserve_recent: Option<f64>,
+    /// No call for a raw span holding fewer tokens than this (`minFoldTokens`).
+    pub min_fold: f64,
 }
 
 impl StageConfig {
@@ -159,6 +161,18 @@ impl StageConfig {
             (None, Some(_)) => rolling_system_prompt(),
             (None, None) => DEFAULT_SYSTEM_PROMPT.to_owned(),
         }
+    }
+
+    /// Whether an option beyond the original shapes what this stage folds
+    /// (a token option, `maxSummaries`, `triggerMinChars` or
+    /// `keepDetails`). Then it also declines a call whose refusal is
+    /// foreseeable (`Candidate::predicted_refusal`); without one it calls
+    /// wherever the original does.
+    pub fn foresees_refusals(&self) -> bool {
+        self.tokens.is_some()
+            || self.max_summaries.is_some()
+            || self.trigger_min_chars.is_some()
+            || self.keep_details.is_some()
     }
 
     pub fn model(&self) -> Option<&str> {
@@ -241,7 +255,8 @@ Math.ceil(text.length / 4)."
             | Key::TimeoutMs
             | Key::TriggerMinChars
             | Key::TriggerMinTokens
-            | Key::PreserveRecentTokens => return ConfigError::not_a_number(SUMMARIZE_CALL, key.name(), found),
+            | Key::PreserveRecentTokens
+            | Key::MinFoldTokens => return ConfigError::not_a_number(SUMMARIZE_CALL, key.name(), found),
         };
         ConfigError::invalid(SUMMARIZE_CALL, ErrorClass::TypeError, key.name(), expected, found, &fix)
     }
@@ -376,23 +391,32 @@ keys! {
     CountTokens => "countTokens",
     TriggerMinTokens => "triggerMinTokens",
     PreserveRecentTokens => "preserveRecentTokens",
+    MinFoldTokens => "minFoldTokens",
 }
 
 /// The token options, checked: `Some` when the stage counts tokens. Each
 /// count is a non-negative integer; `preserveRecentTokens` replaces
-/// `preserveRecent`, so the two are refused together.
+/// `preserveRecent`, so the two are refused together. `minFoldTokens`
+/// defaults to `preserveRecentTokens` (0 without it), as agentfootprint's
+/// own `defineMemory` never folds fewer entries than its tail keeps: a
+/// window that holds a summary and a tail otherwise sheds one turn from the
+/// tail each turn, and pays for a span of that one turn, which a summary and
+/// its label cannot make smaller (README, "Economy").
 pub fn token_options(
     counter_given: bool,
     trigger_min: Option<f64>,
     preserve_recent: Option<f64>,
     preserve_recent_entries: Option<f64>,
+    min_fold: Option<f64>,
 ) -> Result<Option<TokenOptions>, ConfigError> {
-    let tokens = |key: &str, value: Option<f64>, omit_hint: &str| {
-        value.map(|n| whole_number(SUMMARIZE_CALL, key, n, 0.0, MAX_SAFE_INTEGER, omit_hint)).transpose()
+    let tokens = |key: Key, value: Option<f64>, omit_hint: &str| {
+        value.map(|n| whole_number(SUMMARIZE_CALL, key.name(), n, 0.0, MAX_SAFE_INTEGER, omit_hint)).transpose()
     };
-    let trigger_min = tokens(Key::TriggerMinTokens.name(), trigger_min, "omit it to trigger on entries only")?;
+    let trigger_min = tokens(Key::TriggerMinTokens, trigger_min, "omit it to trigger on entries only")?;
     let preserve_recent =
-        tokens(Key::PreserveRecentTokens.name(), preserve_recent, "omit it to keep `preserveRecent` entries")?;
+        tokens(Key::PreserveRecentTokens, preserve_recent, "omit it to keep `preserveRecent` entries")?;
+    let min_fold_given =
+        tokens(Key::MinFoldTokens, min_fold, "omit it for the default (`preserveRecentTokens`, or 0 without it)")?;
     if let (Some(tokens), Some(entries)) = (preserve_recent, preserve_recent_entries) {
         return Err(ConfigError {
             class: ErrorClass::Error,
@@ -405,8 +429,9 @@ Fix: remove one of them.",
             ),
         });
     }
-    let counts = counter_given || trigger_min.is_some() || preserve_recent.is_some();
-    Ok(counts.then_some(TokenOptions { trigger_min, preserve_recent }))
+    let counts = counter_given || trigger_min.is_some() || preserve_recent.is_some() || min_fold_given.is_some();
+    let min_fold = min_fold_given.or(preserve_recent).unwrap_or(0.0);
+    Ok(counts.then_some(TokenOptions { trigger_min, preserve_recent, min_fold }))
 }
 
 const MAX_DETAILS: &str = "maxDetails";
@@ -770,18 +795,35 @@ mod tests {
 
     #[test]
     fn token_options_are_whole_numbers_and_replace_preserve_recent() {
-        assert_eq!(token_options(false, None, None, Some(5.0)), Ok(None), "no token option: no counting");
-        assert_eq!(token_options(true, None, None, None), Ok(Some(TokenOptions::default())));
+        assert_eq!(token_options(false, None, None, Some(5.0), None), Ok(None), "no token option: no counting");
+        assert_eq!(token_options(true, None, None, None, None), Ok(Some(TokenOptions::default())));
         assert_eq!(
-            token_options(false, Some(4000.0), Some(0.0), None),
-            Ok(Some(TokenOptions { trigger_min: Some(4000.0), preserve_recent: Some(0.0) }))
+            token_options(false, Some(4000.0), Some(0.0), None, None),
+            Ok(Some(TokenOptions { trigger_min: Some(4000.0), preserve_recent: Some(0.0), min_fold: 0.0 }))
         );
-        let fraction = token_options(false, Some(1.5), None, None).unwrap_err();
+        let fraction = token_options(false, Some(1.5), None, None, None).unwrap_err();
         assert_eq!(fraction.class, ErrorClass::RangeError);
         assert!(fraction.message.contains("`triggerMinTokens` must be a non-negative integer"), "{}", fraction.message);
-        let both = token_options(false, None, Some(400.0), Some(5.0)).unwrap_err();
+        let both = token_options(false, None, Some(400.0), Some(5.0), None).unwrap_err();
         assert!(both.message.contains("`preserveRecentTokens` (400) and `preserveRecent` (5)"), "{}", both.message);
         assert!(both.message.contains("Fix: remove one of them."));
+    }
+
+    #[test]
+    fn min_fold_tokens_defaults_to_the_verbatim_tail_and_turns_counting_on() {
+        let options = |min_fold, preserve| token_options(false, None, preserve, None, min_fold).unwrap();
+        assert_eq!(options(None, Some(500.0)).map(|t| t.min_fold), Some(500.0), "the tail's tokens");
+        assert_eq!(options(Some(120.0), Some(500.0)).map(|t| t.min_fold), Some(120.0), "as given");
+        assert_eq!(options(Some(0.0), Some(500.0)).map(|t| t.min_fold), Some(0.0), "0 turns the floor off");
+        assert_eq!(options(Some(300.0), None), Some(TokenOptions { min_fold: 300.0, ..TokenOptions::default() }));
+        let counter_only = token_options(true, Some(2000.0), None, Some(5.0), None).unwrap();
+        assert_eq!(counter_only.map(|t| t.min_fold), Some(0.0), "a tail in entries: no floor in tokens");
+        for bad in [-1.0, 2.5, f64::INFINITY] {
+            let error = token_options(false, None, None, None, Some(bad)).unwrap_err();
+            assert_eq!(error.class, ErrorClass::RangeError);
+            assert!(error.message.starts_with("summarize(config): `minFoldTokens` must be a non-negative integer"));
+            assert!(error.message.contains("omit it for the default (`preserveRecentTokens`, or 0 without it)"));
+        }
     }
 
     #[test]

@@ -77,6 +77,8 @@ pub struct Candidate {
 struct TokenTotals {
     before: f64,
     span: f64,
+    /// The raw span's: the new text a fold takes out of recall.
+    new: f64,
     kept: f64,
 }
 
@@ -130,6 +132,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     let tokens = config.tokens.map(|_| TokenTotals {
         before: facts.iter().map(|f| f.tokens).sum(),
         span: sum_tokens(rolled_indices) + sum_tokens(span_indices),
+        new: sum_tokens(span_indices),
         kept: sum_tokens(&part.summaries[rolled..]) + sum_tokens(&part.raw[split_at..]),
     });
     Plan::Consider(Candidate {
@@ -188,9 +191,30 @@ impl Candidate {
         summary_entry_id(self.span.from_turn, self.span.to_turn)
     }
 
-    /// SPEC §8: when even an empty summary could not make recall smaller.
-    pub fn cannot_pass(&self) -> bool {
-        !self.made_smaller_by(self.label_chars)
+    /// SPEC §8, `minFoldTokens`: the raw span holds fewer tokens than the
+    /// floor, so no call is made (never latched: the span grows as turns
+    /// leave the tail), but only while waiting cannot let a turn no summary
+    /// holds fall out of a recency window (`slack`, as for `defer`).
+    pub fn too_few_tokens(&self, config: &StageConfig) -> Option<Settled> {
+        let (totals, min_fold) = (self.tokens?, config.tokens?.min_fold);
+        (self.slack && totals.new < min_fold)
+            .then(|| self.decline(events::too_few_tokens(self.span, totals.new, min_fold)))
+    }
+
+    /// SPEC §8: a refusal foreseen before paying for the call. Always, when
+    /// even an empty summary could not make recall smaller. With an option
+    /// beyond the original (`StageConfig::foresees_refusals`), also when
+    /// the label leaves the summary less than `1 / ROOM_SHARE` of the
+    /// span's length: the long-conversation bench's refused calls were all
+    /// such spans, as a summary of a short span is rarely much shorter than
+    /// half of it (README, "Economy").
+    pub fn predicted_refusal(&self, config: &StageConfig) -> Option<Settled> {
+        if !self.made_smaller_by(self.label_chars) {
+            return Some(self.decline(events::predicted_not_smaller(self.span, self.label_chars)));
+        }
+        let room = self.span.chars - self.label_chars;
+        (config.foresees_refusals() && room * events::ROOM_SHARE < self.span.chars)
+            .then(|| self.decline(events::predicted_too_little_room(self.span, self.label_chars, room)))
     }
 
     /// SPEC §4 step 9: whether a summary of `summary_chars` UTF-16 units,
@@ -239,10 +263,6 @@ impl Candidate {
 
     pub fn latched(&self) -> Settled {
         self.decline(events::latched(self.span))
-    }
-
-    pub fn predicted_not_smaller(&self) -> Settled {
-        self.decline(events::predicted_not_smaller(self.span, self.label_chars))
     }
 
     pub fn failed(&self, model: Option<&str>, caller: Caller, cause: &str, claim: &ClaimState) -> Settled {
@@ -439,6 +459,7 @@ fn make_event(
 mod tests {
     use super::*;
     use crate::core::config::Shape;
+    use crate::core::events::Predicted;
     use crate::core::format::{label_text, utf16_len};
     use crate::core::recall::{partition, SummaryFacts};
 
@@ -493,9 +514,9 @@ mod tests {
         // 10 turns of 2 entries, 25 tokens each: 500 tokens of raw recall.
         let facts = conversation(10, 2, 100);
         let mut tokens = config(100, 5);
-        tokens.tokens = Some(TokenOptions { trigger_min: Some(501.0), preserve_recent: Some(60.0) });
+        tokens.tokens = Some(TokenOptions { trigger_min: Some(501.0), preserve_recent: Some(60.0), min_fold: 60.0 });
         assert!(matches!(plan(&tokens, &facts, partition(&facts)), Plan::Settle(_)), "500 tokens < 501");
-        tokens.tokens = Some(TokenOptions { trigger_min: Some(500.0), preserve_recent: Some(60.0) });
+        tokens.tokens = Some(TokenOptions { trigger_min: Some(500.0), preserve_recent: Some(60.0), min_fold: 60.0 });
         let candidate = consider(&tokens, &facts);
         assert_eq!(candidate.raw_span().len(), 16, "two whole turns (100 tokens) hold at least 60");
         let fold = Fold { summary_chars: 50, summary_tokens: Some(12.5), ..Fold::default() };
@@ -586,9 +607,11 @@ mod tests {
     #[test]
     fn label_prediction() {
         let short = consider(&config(4, 1), &conversation(4, 1, 10));
-        assert!(short.cannot_pass(), "3 entries of 10 chars cannot beat a ~280-char label");
+        let predicted =
+            short.predicted_refusal(&config(4, 1)).expect("3 entries of 10 chars cannot beat a ~280-char label");
+        assert!(predicted.event.unwrap().reason.contains("the label alone is"));
         let long = consider(&config(4, 1), &conversation(4, 1, 1000));
-        assert!(!long.cannot_pass());
+        assert!(long.predicted_refusal(&config(4, 1)).is_none());
         // Turns 1–3, 3 entries folded.
         let header = label_text("a model").followed_by("\n\n").render(&[1.0, 3.0, 3.0]);
         assert_eq!(long.label_chars(), utf16_len(&header));
@@ -597,5 +620,70 @@ mod tests {
         provider.trigger_min_entries = 4;
         provider.preserve_recent = 1;
         assert_eq!(consider(&provider, &conversation(4, 1, 1000)).label_chars(), long.label_chars() + 17);
+    }
+
+    /// A span of 3 one-entry turns holding `chars` in all, under a config
+    /// with `maxSummaries` when `beyond` (an option that foresees refusals).
+    fn span_of(chars: usize, beyond: bool) -> (StageConfig, Candidate) {
+        let mut config = config(4, 1);
+        config.max_summaries = beyond.then_some(5);
+        let mut facts = conversation(4, 1, chars / 3);
+        facts[0].content_units += chars % 3;
+        let candidate = consider(&config, &facts);
+        assert_eq!(candidate.span.chars, chars);
+        (config, candidate)
+    }
+
+    #[test]
+    fn a_foreseeable_refusal_is_declined_only_with_an_option_beyond_the_original() {
+        let label = span_of(1000, false).1.label_chars();
+        // The span is exactly twice the label: half of it is room, enough.
+        let (config, at_edge) = span_of(2 * label, true);
+        assert!(at_edge.predicted_refusal(&config).is_none(), "room for half the span: the call is made");
+        let (config, below) = span_of(2 * label - 1, true);
+        let settled = below.predicted_refusal(&config).expect("one char short of half: no call");
+        let event = settled.event.expect("explained");
+        assert!(event.reason.starts_with("replacement-not-smaller, no call made:"), "{}", event.reason);
+        assert!(event.reason.contains(&format!("room for {} chars", label - 1)), "{}", event.reason);
+        assert!(matches!(event.evidence, Evidence::Predicted(Predicted { predicted: true, .. })));
+        assert_eq!(settled.recall, (0..4).collect::<Vec<_>>(), "verbatim");
+        // The same span without an option beyond the original: called, as the original calls it.
+        let (parity, same) = span_of(2 * label - 1, false);
+        assert!(same.predicted_refusal(&parity).is_none());
+    }
+
+    #[test]
+    fn min_fold_tokens_declines_a_raw_span_under_the_floor_while_waiting_loses_no_turn() {
+        use crate::core::config::TokenOptions;
+        // Turns 1–2, loaded first, and the summary that stands for them;
+        // then 10 turns of 2 entries of 25 tokens; the newest 2 turns (100
+        // tokens) stay.
+        let mut facts = conversation(12, 2, 100);
+        let covered = SummaryFacts { from_turn: 1.0, to_turn: 2.0 };
+        facts.insert(4, EntryFacts { summary: Some(covered), ..EntryFacts::default() });
+        for covered in &mut facts[..4] {
+            covered.covered = true;
+        }
+        let mut config = config(20, 5);
+        config.tokens = Some(TokenOptions { preserve_recent: Some(100.0), min_fold: 400.0, ..TokenOptions::default() });
+        let candidate = consider(&config, &facts);
+        assert_eq!(candidate.raw_span().len(), 16, "400 tokens fold: exactly the floor");
+        assert!(candidate.too_few_tokens(&config).is_none());
+        config.tokens = Some(TokenOptions { preserve_recent: Some(100.0), min_fold: 401.0, ..TokenOptions::default() });
+        let settled = consider(&config, &facts).too_few_tokens(&config).expect("one token short");
+        let event = settled.event.expect("explained");
+        assert!(event.reason.starts_with("not-worth-a-call-yet, no call made:"), "{}", event.reason);
+        assert!(event.reason.contains("400 tokens of new text, under minFoldTokens (401)"), "{}", event.reason);
+        assert_eq!(
+            serde_json::to_value(&event.evidence).unwrap(),
+            serde_json::json!({ "spanEntries": 16, "spanChars": 1600, "summarizerCalled": false, "newTokens": 400.0, "minFoldTokens": 401.0 })
+        );
+        assert_eq!(settled.recall, (4..25).collect::<Vec<_>>(), "the summary, then verbatim");
+        // The oldest loaded entry is one no summary holds: the next turn may
+        // push it out of the load window, so the span folds now.
+        let uncovered = &facts[5..];
+        assert!(consider(&config, uncovered).too_few_tokens(&config).is_none());
+        // Without token options there is no floor in tokens.
+        assert!(consider(&self::config(20, 5), &facts).too_few_tokens(&self::config(20, 5)).is_none());
     }
 }

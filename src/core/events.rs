@@ -42,6 +42,7 @@ pub enum Evidence {
     Latched(Latched),
     Predicted(Predicted),
     Deferred(Deferred),
+    TooFewTokens(TooFewTokens),
     Failed(Failed),
     NotSmaller(NotSmaller),
     Folded(Folded),
@@ -170,6 +171,17 @@ pub struct Deferred {
     /// The chars of new (raw) text the span holds, which a fold would take out of recall.
     pub new_chars: usize,
     pub deferred: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TooFewTokens {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    /// The raw span's tokens: the new text a fold would take out of recall.
+    pub new_tokens: f64,
+    pub min_fold_tokens: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -495,6 +507,48 @@ span of {} it would replace, so no summary could make recall smaller; recall is 
             summarizer_called: false,
             label_chars,
             predicted: true,
+        }),
+    )
+}
+
+/// With an option beyond the original, a span must leave its summary at
+/// least `1 / ROOM_SHARE` of its length after the label (`predicted_too_little_room`).
+pub const ROOM_SHARE: usize = 2;
+
+pub fn predicted_too_little_room(span: SpanFacts, label_chars: usize, room: usize) -> (String, Evidence) {
+    (
+        format!(
+            "replacement-not-smaller, no call made: after its label of {label_chars} chars, the span of {} leaves \
+room for {room} chars of summary, under 1/{ROOM_SHARE} of its length, too little for a useful summary, so the \
+answer would be refused; recall is served verbatim until more turns leave the verbatim tail",
+            Span(span)
+        ),
+        Evidence::Predicted(Predicted {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+            label_chars,
+            predicted: true,
+        }),
+    )
+}
+
+pub fn too_few_tokens(span: SpanFacts, new_tokens: f64, min_fold_tokens: f64) -> (String, Evidence) {
+    (
+        format!(
+            "not-worth-a-call-yet, no call made: the span of {} holds {} tokens of new text, under minFoldTokens \
+({}), so a fold would take too little out of recall for its call; recall is served verbatim until more turns \
+leave the verbatim tail",
+            Span(span),
+            JsNumber(new_tokens),
+            JsNumber(min_fold_tokens)
+        ),
+        Evidence::TooFewTokens(TooFewTokens {
+            span_entries: span.entries,
+            span_chars: span.chars,
+            summarizer_called: false,
+            new_tokens,
+            min_fold_tokens,
         }),
     )
 }

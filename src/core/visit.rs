@@ -295,8 +295,10 @@ pub fn visit<H: Host>(mut host: H, read: Result<Option<String>, InvalidSpot>) ->
     if key.as_deref().is_some_and(|key| host.latched(key)) {
         return settle_now(&host, candidate.latched());
     }
-    if candidate.cannot_pass() {
-        return settle_now(&host, candidate.predicted_not_smaller());
+    if let Some(declined) =
+        candidate.too_few_tokens(host.config()).or_else(|| candidate.predicted_refusal(host.config()))
+    {
+        return settle_now(&host, declined);
     }
     if let Some(deferred) = candidate.defer(host.config()) {
         return settle_now(&host, deferred);

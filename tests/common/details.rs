@@ -64,12 +64,13 @@ fn with_next_turns(folded: &JsValue) -> Array {
     recall
 }
 
-/// A span with five details, of which `REPLY` keeps two.
+/// A span with five details, of which `REPLY` keeps two, at least twice as
+/// long as its label (so `keepDetails` foresees no refusal).
 fn span_with_five_details() -> JsValue {
     eval(
         r#"[
           { id: 'a', value: { role: 'user', content: 'Zoë here: case CS-20931, I want the $429.00 refund; mail zoë@example.com.' }, source: { turn: 1 } },
-          { id: 'b', value: { role: 'assistant', content: 'RMA-7731 created; it ships March 14th.' + ' Thanks for waiting.'.repeat(20) }, source: { turn: 2 } },
+          { id: 'b', value: { role: 'assistant', content: 'RMA-7731 created; it ships March 14th.' + ' Thanks for waiting.'.repeat(30) }, source: { turn: 2 } },
           { id: 'c', value: { role: 'user', content: 'ok' }, source: { turn: 3 } },
         ]"#,
     )

@@ -110,7 +110,8 @@ async fn a_counter_that_gives_no_count_for_an_entry_leaves_recall_untouched_with
 
 #[wasm_bindgen_test]
 async fn a_counter_that_gives_no_count_for_the_summary_discards_it_writes_nothing_and_latches_the_span() {
-    let loaded = conversation(6, 2, 100, "c1");
+    // Messages long enough that the label leaves the summary half the span.
+    let loaded = conversation(6, 2, 120, "c1");
     let counter = eval("(text) => text.startsWith('[summary of earlier turns') ? NaN : 1");
     let f = Fixture::with_functions(json!({}), json!({ "triggerMinEntries": 4 }), &[("countTokens", counter)]);
     let result = f.fold(&loaded, &js(&json!({ "conversationId": "c1" }))).await;
@@ -156,11 +157,79 @@ fn token_options_are_checked_at_build() {
             "Error",
             "`preserveRecentTokens` replaces `preserveRecent`",
         ),
+        (
+            "({ llm: async () => 's', minFoldTokens: -1 })",
+            "RangeError",
+            "`minFoldTokens` must be a non-negative integer no larger than 9007199254740991; received a number (-1)",
+        ),
+        ("({ llm: async () => 's', minFoldTokens: 1.5 })", "RangeError", "received a number (1.5)"),
+        (
+            "({ llm: async () => 's', minFoldTokens: '300' })",
+            "TypeError",
+            "`minFoldTokens` must be a non-negative integer; received a string (\"300\")",
+        ),
+        ("({ llm: async () => 's', minFoldToken: 300 })", "TypeError", "did you mean `minFoldTokens`?"),
     ] {
         assert_refused(config, class, says);
     }
     assert!(api::summarize(eval(
-        "({ llm: async () => 's', countTokens: (t) => t.length, triggerMinTokens: 0, preserveRecentTokens: 0 })"
+        "({ llm: async () => 's', countTokens: (t) => t.length, triggerMinTokens: 0, preserveRecentTokens: 0, minFoldTokens: 0 })"
     ))
     .is_ok());
+}
+
+/// Turns 1..=`turns` of 100-char messages (25 tokens by a quarter of the
+/// length), with a stored summary of turns 1–2 loaded after the 4 entries it
+/// stands for, as a recency load returns them.
+fn behind_a_stored_summary(turns: u32) -> Array {
+    let loaded = conversation(turns, 2, 100, "c1");
+    let summary = js(&json!({
+        "id": "msg-summary-1-2",
+        "value": { "role": "system", "content": "Orders #1001 and #1002 were discussed." },
+        "metadata": { "summarizes": { "fromTurn": 1, "toTurn": 2, "entryCount": 4, "coveredIds": id_list(1..=2, 2) } },
+        "updatedAt": 250,
+        "source": { "turn": 2 },
+    }));
+    loaded.splice(4, 0, &summary);
+    loaded
+}
+
+#[wasm_bindgen_test]
+async fn min_fold_tokens_defaults_to_the_tail_and_waits_only_while_a_summary_stands_for_the_oldest_entries() {
+    let identity = js(&json!({ "conversationId": "c1" }));
+    // The tail keeps turns 4–10 (350 tokens): the span is turn 3, 50 tokens,
+    // under the default floor of 350.
+    let f = Fixture::new(json!({}), json!({ "preserveRecentTokens": 350 }));
+    let result = f.fold(&behind_a_stored_summary(10), &identity).await;
+    assert_eq!(f.call_count(), 0);
+    let payload = first_payload(&result);
+    assert!(
+        reason(&payload).starts_with(
+            "not-worth-a-call-yet, no call made: the span of 2 entries (turns 3–3, 200 chars) holds 50 tokens of new \
+text, under minFoldTokens (350)"
+        ),
+        "{}",
+        reason(&payload)
+    );
+    assert_eq!(
+        payload["scoreEvidence"],
+        json!({ "spanEntries": 2, "spanChars": 200, "summarizerCalled": false, "newTokens": 50, "minFoldTokens": 350 })
+    );
+    assert_eq!(recall_of(&result)[0], "msg-summary-1-2", "the summary, then the raw recall verbatim");
+    assert_eq!(payload["droppedIds"], json!(id_list(1..=2, 2)));
+
+    // The tail keeps turns 9–10: the span is turns 3–8, 300 tokens.
+    for (min_fold, calls) in [(301, 0), (300, 1)] {
+        let f = Fixture::new(json!({}), json!({ "preserveRecentTokens": 100, "minFoldTokens": min_fold }));
+        let result = f.fold(&behind_a_stored_summary(10), &identity).await;
+        assert_eq!(f.call_count(), calls, "minFoldTokens {min_fold}: {}", reason(&first_payload(&result)));
+    }
+    // No summary stands for the oldest loaded entries: the next turn may push
+    // them out of a recency window, so the span folds under the floor.
+    let f =
+        Fixture::new(json!({}), json!({ "triggerMinEntries": 16, "preserveRecentTokens": 100, "minFoldTokens": 301 }));
+    let uncovered = conversation(10, 2, 100, "c1").slice(4, 20);
+    let result = f.fold(&uncovered, &identity).await;
+    assert_eq!(f.call_count(), 1, "{}", reason(&first_payload(&result)));
+    assert_eq!(recall_of(&result), ["msg-summary-3-8", "msg-9-0", "msg-9-1", "msg-10-0", "msg-10-1"]);
 }
