@@ -226,6 +226,15 @@ export function checkDecline(ctx, run, observed) {
   if (plan.kind === 'latched') {
     assert.ok(payload.reason.includes('not re-asked'), `latched reason: ${payload.reason}`);
     assert.deepEqual(payload.scoreEvidence, { spanEntries: plan.span.length, spanChars: plan.spanChars, summarizerCalled: false, latched: true });
+  } else if (plan.kind === 'under-floor') {
+    assert.ok(payload.reason.startsWith('not-worth-a-call-yet, no call made') && payload.reason.includes('minFoldTokens'), `floor reason: ${payload.reason}`);
+    assert.deepEqual(payload.scoreEvidence, {
+      spanEntries: plan.span.length,
+      spanChars: plan.spanChars,
+      summarizerCalled: false,
+      newTokens: plan.newTokens,
+      minFoldTokens: plan.minFoldTokens,
+    });
   } else {
     assert.ok(payload.reason.includes('replacement-not-smaller') && payload.reason.includes('no call made'), `predicted reason: ${payload.reason}`);
     assert.deepEqual(payload.scoreEvidence, {

@@ -48,11 +48,15 @@ function settingsOf(config) {
     // The stage counts tokens with a counter or a token option, never otherwise.
     countsTokens:
       config.tokens !== undefined &&
-      (config.tokens.counter === 'words' || config.tokens.triggerMinTokens !== undefined || config.tokens.preserveRecentTokens !== undefined),
+      (config.tokens.counter === 'words' ||
+        config.tokens.triggerMinTokens !== undefined ||
+        config.tokens.preserveRecentTokens !== undefined ||
+        config.tokens.minFoldTokens !== undefined),
     countTokens: config.tokens?.counter === 'words' ? countWords : undefined,
     keepDetails: config.keepDetails === undefined ? undefined : { maxDetails: 64, maxChars: 1000, ...(config.keepDetails === true ? {} : config.keepDetails) },
     triggerMinTokens: config.tokens?.triggerMinTokens,
     preserveRecentTokens: config.tokens?.preserveRecentTokens,
+    minFoldTokens: config.tokens?.minFoldTokens,
   };
 }
 
@@ -70,7 +74,7 @@ function buildConfig(ctx) {
   if (config.now !== undefined) stageConfig.now = () => config.now;
   if (config.tokens?.counter === 'words') stageConfig.countTokens = countWords;
   if (config.keepDetails !== undefined) stageConfig.keepDetails = config.keepDetails;
-  for (const key of ['triggerMinTokens', 'preserveRecentTokens']) {
+  for (const key of ['triggerMinTokens', 'preserveRecentTokens', 'minFoldTokens']) {
     if (config.tokens?.[key] !== undefined) stageConfig[key] = config.tokens[key];
   }
   if (config.onEvent !== 'none') {
@@ -158,6 +162,8 @@ function prepareRun(ctx, spec, index) {
     const conversationKey = identity?.conversationId === undefined ? `${key} wave ${ctx.waveIndex} run ${index}` : key;
     plan.key = `${conversationKey}\u0001${plan.spanIds.join('\u0000')}`;
     if (ctx.latched.has(plan.key)) plan.kind = 'latched';
+    else if (plan.underFloor) plan.kind = 'under-floor';
+    else if (plan.predicted) plan.kind = 'predicted';
   }
   const where = `wave ${ctx.waveIndex} run ${index} (${spec.form}, identity ${spec.identity}, conversation ${spec.conversation}, plan ${plan.kind})`;
   return { spec, index, where, identity, loaded, plan, observation: { events: [], writes: [], emitThisOk: true, settled: false } };

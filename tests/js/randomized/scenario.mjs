@@ -297,6 +297,7 @@ export function generateScenario(seed) {
       counter: random.pick(['words', 'default']),
       triggerMinTokens: maybe(0.6, () => random.int(0, 400)),
       preserveRecentTokens: maybe(0.6, () => random.pick([0, random.int(1, 40), random.int(40, 300)])),
+      minFoldTokens: maybe(0.3, () => random.pick([0, random.int(1, 60), random.int(60, 400)])),
     })),
   };
   // keepDetails (issue #27): its defaults, or bounds small enough to let details go.

@@ -98,8 +98,9 @@ const stableSortSummaries = (summaries) =>
 /**
  * Everything about one visit that does not depend on the stage's state (§4
  * steps 1–6 and the §8 checks before any call). `kind` is one of: `empty`,
- * `invalid`, `not-worth`, `predicted` (label alone too long, §8) or `call`.
- * The harness turns `call` into `latched` when its own latch model says so.
+ * `invalid`, `not-worth` or `call`. The harness turns `call` into `latched`
+ * when its own latch model says so, and otherwise into `under-floor` (§8
+ * Tokens) or `predicted` (a refusal foreseen, §8) when those flags say so.
  */
 export function planVisit(loaded, settings) {
   if (!Array.isArray(loaded)) return { kind: 'invalid', index: undefined, field: undefined, entries: undefined };
@@ -150,8 +151,30 @@ export function planVisit(loaded, settings) {
   const toTurn = turnOf(span[span.length - 1]) ?? fromTurn;
   const label = summaryLabel(fromTurn, toTurn, span.length, settings.who);
   const labelChars = label.length + 2;
+  // §8: a refusal foreseen before the call. Always when the label alone is
+  // as long as the span; with an option beyond the original that shapes
+  // folds (of the scenario's: tokens, keepDetails), also when the label
+  // leaves the summary less than half of the span.
+  const foreseesRefusals = settings.countsTokens || settings.keepDetails !== undefined;
+  const predicted = labelChars >= spanChars || (foreseesRefusals && 2 * (spanChars - labelChars) < spanChars);
+  // §8 Tokens, the floor: checked after the latch and before the
+  // prediction, so the harness turns a `call` it does not find latched into
+  // `under-floor`, then `predicted`. The floor waits only while
+  // the oldest loaded entries, as many as the newest raw turn holds, are
+  // left out of recall.
+  const minFoldTokens = settings.minFoldTokens ?? settings.preserveRecentTokens ?? 0;
+  const inRecall = new Set([...summaries, ...raw]);
+  const leadingLeftOut = entries.findIndex((entry) => inRecall.has(entry));
+  const newestTurn = turnOf(raw[raw.length - 1]);
+  let newestTurnStart = raw.length - 1;
+  while (newestTurn !== undefined && newestTurnStart > 0 && turnOf(raw[newestTurnStart - 1]) === newestTurn) newestTurnStart--;
+  const slack = (leadingLeftOut === -1 ? entries.length : leadingLeftOut) >= raw.length - newestTurnStart;
   return {
-    kind: labelChars >= spanChars ? 'predicted' : 'call',
+    kind: 'call',
+    predicted,
+    underFloor: settings.countsTokens && slack && tokensOf(span) < minFoldTokens,
+    minFoldTokens,
+    newTokens: tokensOf(span),
     ...base,
     spanIds: span.map((entry) => entry.id),
     spanChars,
