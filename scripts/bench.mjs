@@ -18,7 +18,7 @@ import { CASES, SIZES, buildWorkloads } from './bench/workloads.mjs';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(repoRoot, 'scripts', 'bench');
 const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
-const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'browser', 'cold-start', 'size', 'memory'];
+const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'route', 'browser', 'cold-start', 'size', 'memory'];
 
 const USAGE = `usage: node scripts/bench.mjs [options]
   --subject PATH     module under test (default: pkg/dist/index.mjs)
@@ -274,6 +274,27 @@ async function measureLongConversation(api, long, quick, progress) {
   return { settings, checkpoints: long.CHECKPOINTS.filter((turn) => turn <= settings.turns), rows, counting, runs };
 }
 
+/** The npm README's Agent route, reproduced in footprintjs, under each of its variants. */
+async function measureReadmeRoute(api, route, progress) {
+  const footprint = await import('footprintjs');
+  const rows = [];
+  for (const variant of route.ROUTE_VARIANTS) {
+    progress(`README route: ${variant.name}`);
+    const run = await route.runReadmeRoute({ pkg: api, footprint, extra: variant.extra });
+    const afterFirstFold = run.perTurn.slice(run.perTurn.findIndex((row) => row.holdsSummary));
+    rows.push({
+      variant: variant.name,
+      calls: run.calls,
+      refused: run.refused.length,
+      tokensMean: run.perTurn.reduce((sum, row) => sum + row.tokensSent, 0) / run.perTurn.length,
+      oldestAtEnd: run.perTurn.at(-1).oldestTurn,
+      oldestMean: afterFirstFold.reduce((sum, row) => sum + row.oldestTurn, 0) / afterFirstFold.length,
+      problems: run.folds.every((fold) => fold.scoreEvidence.summaryTokens !== undefined) ? [] : ['a fold reported no tokens'],
+    });
+  }
+  return { settings: route.ROUTE, rows };
+}
+
 // ---------------------------------------------------------------- fresh-process probes
 
 function runChild(args) {
@@ -503,6 +524,31 @@ function renderMarkdown(report) {
     );
   }
 
+  if (report.route) {
+    const { settings, rows } = report.route;
+    out.push(
+      '',
+      "### The npm README's Agent route",
+      '',
+      `Its read pipeline in footprintjs over the demo's support conversation, ${settings.turns} turns: loadRecent ${settings.loadCount}, ` +
+        `triggerMinTokens ${settings.triggerMinTokens}, preserveRecentTokens ${settings.preserveRecentTokens}, one o200k_base counter; extractive, ` +
+        'each call it answers counted as paid. Subject only.',
+      '',
+      table(
+        ['settings', 'paid calls', 'per 100 turns', 'refused', 'tokens sent: mean', 'oldest turn at the end', 'oldest turn: mean after the first fold'],
+        rows.map((row) => [
+          row.variant,
+          row.calls,
+          fixed((100 * row.calls) / settings.turns, 1),
+          row.refused,
+          fixed(row.tokensMean, 0),
+          row.oldestAtEnd,
+          fixed(row.oldestMean, 1),
+        ]),
+      ),
+    );
+  }
+
   if (report.browser) {
     out.push(
       '',
@@ -583,6 +629,7 @@ async function main() {
   const wants = (section) => options.sections.includes(section);
   const inPipeline = wants('pipeline') ? (await import('./bench/pipeline.mjs')).IN_PIPELINE : null;
   const longConversation = wants('long') ? await import('./bench/long-conversation.mjs') : null;
+  const readmeRoute = wants('route') ? await import('./bench/readme-route.mjs') : null;
   const browserEntries = wants('browser') ? await import('./bench/browser-entries.mjs') : null;
   const report = {
     meta: {
@@ -601,6 +648,7 @@ async function main() {
     build: wants('build') ? await measureBuilds(modules, options.budget, progress) : null,
     pipeline: inPipeline ? await measureRecalls(modules, options, progress, inPipeline) : null,
     long: longConversation ? await measureLongConversation(modules[0].api, longConversation, options.quick, progress) : null,
+    route: readmeRoute ? await measureReadmeRoute(modules[0].api, readmeRoute, progress) : null,
     browser: browserEntries ? (progress('browser entries in Chromium'), await browserEntries.measureBrowserEntries(options.quick ? 1 : 7)) : null,
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
@@ -622,6 +670,9 @@ async function main() {
   }
   for (const row of [...(report.long?.rows ?? []), ...(report.long?.counting ?? [])]) {
     for (const problem of row.problems) report.problems.push(`long conversation, ${row.variant}: ${problem}`);
+  }
+  for (const row of report.route?.rows ?? []) {
+    for (const problem of row.problems) report.problems.push(`README route, ${row.variant}: ${problem}`);
   }
   for (const row of [...(report.coldStart ?? []), ...(report.memory ?? [])]) {
     for (const problem of row.problems) report.problems.push(`${row.module}: ${problem}`);

@@ -16,7 +16,9 @@ export const CHECKPOINTS = [100, 250, 500, 1000];
 const FACT_EVERY = 20;
 
 /** The token variants' budgets: fold once the raw recall holds 250 tokens (about 16 entries), keep 100 (about 6). */
-const TOKEN_BUDGETS = Object.freeze({ triggerMinEntries: 1000, triggerMinTokens: 250, preserveRecentTokens: 100 });
+const TOKEN_BUDGETS = Object.freeze({ triggerMinTokens: 250, preserveRecentTokens: 100 });
+/** The same with the entry trigger out of reach: a fold is considered in tokens alone. */
+const TOKENS_ONLY = Object.freeze({ triggerMinEntries: 1000, ...TOKEN_BUDGETS });
 
 export const VARIANTS = [
   { name: 'plain window', stage: null },
@@ -29,10 +31,18 @@ export const VARIANTS = [
   // verbatim tail, with a summarizer that writes one word (a blank summary
   // is a failed call, served verbatim).
   { name: 'maxSummaries: 1, one-word summary', stage: { maxSummaries: 1 }, summaryText: 'Noted.' },
-  // Triggered and kept in tokens (the entry trigger out of reach): by a real
+  // Triggered and kept in tokens with the entry trigger left on, as the
+  // README's route leaves it: once the window is full a fold is considered
+  // every turn, and one turn leaves the tail each turn. None of these may
+  // pay for a call that ends refused (a token option foresees refusals).
+  { name: 'in tokens (o200k_base)', stage: { ...TOKEN_BUDGETS }, counter: 'o200k', noRefusals: true },
+  { name: 'in tokens (o200k_base), minFoldTokens: 200', stage: { ...TOKEN_BUDGETS, minFoldTokens: 200 }, counter: 'o200k', noRefusals: true },
+  { name: 'in tokens (o200k_base), keepDetails', stage: { ...TOKEN_BUDGETS, keepDetails: true }, counter: 'o200k', noRefusals: true },
+  // Triggered in tokens alone (the entry trigger out of reach): by a real
   // tokenizer, and by the package's ceil(length / 4) without `countTokens`.
-  { name: 'maxSummaries: 1, in tokens (o200k_base)', stage: { maxSummaries: 1, ...TOKEN_BUDGETS }, counter: 'o200k' },
-  { name: 'maxSummaries: 1, in tokens (length / 4)', stage: { maxSummaries: 1, ...TOKEN_BUDGETS } },
+  { name: 'maxSummaries: 1, in tokens (o200k_base)', stage: { maxSummaries: 1, ...TOKENS_ONLY }, counter: 'o200k', noRefusals: true },
+  { name: 'maxSummaries: 1, in tokens (length / 4)', stage: { maxSummaries: 1, ...TOKENS_ONLY }, noRefusals: true },
+  { name: 'maxSummaries: 1, keepDetails, in tokens (o200k_base)', stage: { maxSummaries: 1, keepDetails: true, ...TOKEN_BUDGETS }, counter: 'o200k', noRefusals: true },
 ];
 
 
@@ -202,6 +212,9 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
     firstFoldTurn,
     turnsNotReachingTurnOne,
     checkpoints,
-    problems: calls !== paid.length ? [`${calls} summarizer calls, ${paid.length} events that say a call was made`] : [],
+    problems: [
+      ...(calls !== paid.length ? [`${calls} summarizer calls, ${paid.length} events that say a call was made`] : []),
+      ...(variant.noRefusals && refused.length > 0 ? [`${refused.length} paid calls ended replacement-not-smaller`] : []),
+    ],
   };
 }
