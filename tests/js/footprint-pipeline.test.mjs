@@ -413,3 +413,40 @@ test('pickWithinBudget keeps every summary first, then the newest verbatim entri
   // Summaries stay even when they alone exceed the budget.
   assert.deepEqual(pickWithinBudget(recall, 10).map((e) => e.id), ['s1', 's2']);
 });
+
+// ---------------------------------------------------------------------------
+// The npm README's Agent route
+// ---------------------------------------------------------------------------
+
+// How far back recall reached on each of the 31 turns with the route as it
+// was written before the floor and the foreseeable refusal (`node
+// scripts/bench.mjs --sections route` at eee5e1c): 12 paid calls, 7 of them
+// refused as not smaller. Turn 1 recalls nothing.
+const ROUTE_REACH_BEFORE = [Infinity, ...Array(20).fill(1), 3, 3, 3, 6, 6, 6, 6, 10, 10, 10];
+
+test("the npm README's Agent route pays only for calls that fold, reaches back as far as before, and reports tokens", async () => {
+  const { runReadmeRoute, ROUTE } = await import('../../scripts/bench/readme-route.mjs');
+  assert.equal(ROUTE_REACH_BEFORE.length, ROUTE.turns);
+  const route = await runReadmeRoute({ pkg, footprint });
+  assert.deepEqual(route.refused, [], 'no paid call ends replacement-not-smaller');
+  assert.ok(route.calls >= 1 && route.calls <= 14, `${route.calls} paid calls in ${ROUTE.turns} turns`);
+  assert.equal(route.folds.length, route.calls, 'every paid call folds');
+  for (const [index, { oldestTurn }] of route.perTurn.entries()) {
+    assert.ok(oldestTurn <= ROUTE_REACH_BEFORE[index], `turn ${index + 1} reaches turn ${oldestTurn}, before ${ROUTE_REACH_BEFORE[index]}`);
+  }
+  for (const fold of route.folds) {
+    const { recallTokensBefore, recallTokensAfter, spanTokens, summaryTokens } = fold.scoreEvidence;
+    assert.ok([recallTokensBefore, recallTokensAfter, spanTokens, summaryTokens].every(Number.isFinite), fold.reason);
+    assert.ok(recallTokensAfter < recallTokensBefore, fold.reason);
+  }
+  // The turns it waits are explained, and none of them is paid.
+  const waits = route.events.filter((payload) => payload.reason.startsWith('not-worth-a-call-yet, no call made'));
+  assert.ok(waits.length > 0 && waits.every((payload) => payload.scoreEvidence.summarizerCalled === false));
+
+  // Without `maxSummaries` the floor alone keeps every call a fold.
+  const floorOnly = await runReadmeRoute({ pkg, footprint, extra: { maxSummaries: undefined } });
+  assert.deepEqual(floorOnly.refused, []);
+  assert.ok(floorOnly.calls <= 14 && floorOnly.folds.length === floorOnly.calls, `${floorOnly.calls} paid calls`);
+  const floorWaits = floorOnly.events.filter((payload) => payload.scoreEvidence.minFoldTokens === ROUTE.preserveRecentTokens);
+  assert.ok(floorWaits.length > 0, 'the floor defaults to preserveRecentTokens');
+});

@@ -51,9 +51,9 @@ function packedTarball() {
   return lines[lines.length - 1];
 }
 
-/** The footprintjs version the repo's own tests run against, so both agree. */
-function repoFootprintjsVersion() {
-  const manifest = join(repoRoot, 'node_modules/footprintjs/package.json');
+/** The version of `name` the repo's own tests run against, so both agree. */
+function repoVersion(name) {
+  const manifest = join(repoRoot, 'node_modules', name, 'package.json');
   return JSON.parse(readFileSync(manifest, 'utf8')).version;
 }
 
@@ -77,7 +77,9 @@ function createScratchProject() {
         '--no-fund',
         '--loglevel=error',
         tarball,
-        `footprintjs@${repoFootprintjsVersion()}`,
+        `footprintjs@${repoVersion('footprintjs')}`,
+        // The tokenizer the README's token examples import.
+        `gpt-tokenizer@${repoVersion('gpt-tokenizer')}`,
       ],
       { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
     );
