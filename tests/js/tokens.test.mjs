@@ -42,7 +42,7 @@ function cjkConversation() {
   return [1, 2, 3, 4].flatMap((turn) =>
     [0, 1].map((i) => ({
       id: `msg-${turn}-${i}`,
-      value: { role: i === 0 ? 'user' : 'assistant', content: lines[(2 * turn + i) % lines.length].repeat(3) },
+      value: { role: i === 0 ? 'user' : 'assistant', content: lines[(2 * turn + i) % lines.length].repeat(5) },
       version: 1,
       createdAt: turn * 10 + i,
       updatedAt: turn * 10 + i,
