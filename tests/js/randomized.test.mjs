@@ -35,6 +35,7 @@ const PATHS_A_FULL_RUN_REACHES = [
   'plan: latched',
   'plan: not-worth',
   'plan: predicted',
+  'plan: under-floor',
   'form: fold',
   'form: scope',
   'concurrent runs sharing one call',
