@@ -18,6 +18,7 @@
 use std::collections::HashSet;
 
 use super::format::{after_label, is_line_break, utf16_len};
+use super::notation::{is_cjk, is_number_unit, Read};
 
 /// How many distinct details one fold audits, the newest first: the kept
 /// check is a search of the summary per detail, and the summary is never
@@ -177,9 +178,12 @@ where
     Audit { kept: kept.len(), pinned: None, dropped: dropped.into_iter().map(|(detail, _)| detail).collect() }
 }
 
-/// The text every spelling of a detail shares (see [`Canonical::of`]).
-fn canonical(text: &str) -> String {
-    Canonical::of(text).text
+/// The text every spelling of a detail shares (see [`Canonical::scan`]).
+fn canonical(detail: &str) -> String {
+    let read = Read::of(detail);
+    let mut out = Canonical { text: String::new(), bounds: vec![0] };
+    out.scan(&read.text);
+    out.text
 }
 
 /// A text in the one spelling its details share, and where its words start
@@ -191,16 +195,38 @@ struct Canonical {
 }
 
 impl Canonical {
-    /// Lower case, letters and digits only (so spacing and punctuation go),
-    /// numbers without thousands separators and with `.` as the decimal one
-    /// ([`Canonical::push_number`]), no ordinal suffix (`3rd` → `3`), and a
-    /// currency or a percentage, as a sign or a word, written as one code
-    /// after its number ([`mark_at`]): `$1,299`, `USD 1,299` and `1,299
-    /// dollars` are all `1299 usd`, `EUR-20931` is `20931 eur`, and `20%`
-    /// and `20 per cent` are `20 pct`; `€42` is not `$42`, nor `EUR-20931`
-    /// the number `20931`.
+    /// A summary in the spelling its details share: each detail it holds,
+    /// found as [`find`] finds the span's, in that detail's own spelling,
+    /// and the text between them scanned alike. So a summary that copies a
+    /// span keeps every detail of it, and a currency or a number next to
+    /// one detail never changes how another is spelled (`42 USD 3 March`).
     fn of(text: &str) -> Canonical {
+        let read = Read::of(text);
+        let text: &str = &read.text;
         let mut out = Canonical { text: String::new(), bounds: vec![0] };
+        let mut scanned = 0;
+        for detail in detect(text) {
+            let at = detail.as_ptr() as usize - text.as_ptr() as usize;
+            out.scan(&text[scanned..at]);
+            out.scan(detail);
+            scanned = at + detail.len();
+        }
+        out.scan(&text[scanned..]);
+        out
+    }
+
+    /// Appends `text` (read narrow) in canonical spelling: lower case,
+    /// letters and digits only (so spacing and punctuation go), numbers
+    /// without thousands separators and with `.` as the decimal one
+    /// ([`Canonical::push_number`]), no ordinal suffix (`3rd` → `3`), a
+    /// CJK character as a word of its own, and a currency or a percentage,
+    /// as a sign or a word, written as one code after its number
+    /// ([`mark_at`]): `$1,299`, `USD 1,299` and `1,299 dollars` are all
+    /// `1299 usd`, `¥12,800` and `12,800円` are `12800 jpy`, `EUR-20931` is
+    /// `20931 eur`, and `20%` and `20 per cent` are `20 pct`; `€42` is not
+    /// `$42`, nor `EUR-20931` the number `20931`.
+    fn scan(&mut self, text: &str) {
+        let out = self;
         // A currency that may name the amount after it (`$42`, `USD 42`,
         // `EUR-20931`): written after the number that follows it past spacing
         // and punctuation, or where it stands when a word does (`USD
@@ -228,7 +254,10 @@ impl Canonical {
                 after_number = true;
                 continue;
             }
-            if let Some((code, after)) = mark_at(rest) {
+            // `円`, `元` and `원` name the number before them only: elsewhere
+            // they are words (`병원`).
+            let mark = mark_at(rest).filter(|_| after_number || !is_number_unit(c));
+            if let Some((code, after)) = mark {
                 out.flush_currency(before_number.take());
                 if code == PERCENT_CODE {
                     out.push_word(code);
@@ -239,7 +268,9 @@ impl Canonical {
                         out.push_word(code);
                     }
                     out.bound();
-                    before_number = Some((code, after_number));
+                    if !is_number_unit(c) {
+                        before_number = Some((code, after_number));
+                    }
                 }
                 after_number = false;
                 rest = after;
@@ -253,17 +284,22 @@ impl Canonical {
             out.flush_currency(before_number.take());
             after_number = false;
             // A word of letters, or one other letter or digit (`²`, `٣`).
-            let len = match c.is_alphabetic() {
-                true => rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len()),
+            // An ideograph, kana or hangul is a word of its own: CJK text
+            // has no spaces, and `NW-48213의` holds `NW-48213`.
+            let len = match c.is_alphabetic() && !is_cjk(c) {
+                true => rest.find(|c: char| !c.is_alphabetic() || is_cjk(c)).unwrap_or(rest.len()),
                 false => c.len_utf8(),
             };
             let word = &rest[..len];
-            out.text.extend(word.chars().flat_map(char::to_lowercase));
+            if is_cjk(c) {
+                out.push_word(word);
+            } else {
+                out.text.extend(word.chars().flat_map(char::to_lowercase));
+            }
             rest = &rest[word.len()..];
         }
         out.flush_currency(before_number);
         out.bound();
-        out
     }
 
     /// Writes a currency that no number followed, unless it was written already.
@@ -312,12 +348,46 @@ impl Canonical {
     }
 
     /// Whether `detail` (in canonical spelling) is here as whole words. One
-    /// linear search: the audit runs on every fold, over spans of up to
-    /// 16 Mi units, and a check at every word start was quadratic on a
-    /// crafted span (a long id against a summary of one-letter words).
+    /// linear search (Knuth–Morris–Pratt), which sees every occurrence,
+    /// overlapping ones too: the audit runs on every fold, over spans of up
+    /// to 16 Mi units, and a check at every word start was quadratic on a
+    /// crafted span (a long id against a summary of one-letter words); std's
+    /// non-overlapping search missed an occurrence that starts inside an
+    /// unbounded one (`15時30分15` after `order15時30分`).
     fn holds(&self, detail: &str) -> bool {
         let bounded = |at: usize| self.bounds.binary_search(&at).is_ok();
-        !detail.is_empty() && self.text.match_indices(detail).any(|(at, _)| bounded(at) && bounded(at + detail.len()))
+        let (pattern, text) = (detail.as_bytes(), self.text.as_bytes());
+        if pattern.is_empty() {
+            return false;
+        }
+        // border[i]: the longest proper prefix of pattern[..=i] that also ends it.
+        let mut border = vec![0; pattern.len()];
+        let mut k = 0;
+        for i in 1..pattern.len() {
+            while k > 0 && pattern[i] != pattern[k] {
+                k = border[k - 1];
+            }
+            if pattern[i] == pattern[k] {
+                k += 1;
+            }
+            border[i] = k;
+        }
+        let mut k = 0;
+        for (i, &byte) in text.iter().enumerate() {
+            while k > 0 && byte != pattern[k] {
+                k = border[k - 1];
+            }
+            if byte == pattern[k] {
+                k += 1;
+            }
+            if k == pattern.len() {
+                if bounded(i + 1 - k) && bounded(i + 1) {
+                    return true;
+                }
+                k = border[k - 1];
+            }
+        }
+        false
     }
 }
 
@@ -329,6 +399,9 @@ const PERCENT_CODE: &str = "pct";
 /// one code (a sign is its most common currency's: `$` is `usd`, `¥` is
 /// `jpy`) and the text after it.
 fn mark_at(text: &str) -> Option<(&'static str, &str)> {
+    if let Some(&(sign, code)) = WORD_SIGNS.iter().find(|(sign, _)| text.starts_with(sign)) {
+        return Some((code, &text[sign.len()..]));
+    }
     let first = text.chars().next()?;
     if let Some(code) = sign_code(first).or((first == '%').then_some(PERCENT_CODE)) {
         return Some((code, &text[first.len_utf8()..]));
@@ -337,10 +410,10 @@ fn mark_at(text: &str) -> Option<(&'static str, &str)> {
     if word.is_empty() {
         return None;
     }
-    let is = |known: &str| known.eq_ignore_ascii_case(word);
+    let is = |known: &str| same_word(known, word);
     if TWO_WORD_MARKS.iter().any(|&(first, _, _)| is(first)) {
         let (next, after) = split_word(rest.trim_start());
-        let pair = TWO_WORD_MARKS.iter().find(|&&(first, second, _)| is(first) && second.eq_ignore_ascii_case(next));
+        let pair = TWO_WORD_MARKS.iter().find(|&&(first, second, _)| is(first) && same_word(second, next));
         if let Some(&(_, _, code)) = pair {
             return Some((code, after));
         }
@@ -383,7 +456,18 @@ const CURRENCY_SIGNS: &[(char, &str)] = &[
     ('₺', "try"),
     ('₫', "vnd"),
     ('฿', "thb"),
+    ('₴', "uah"),
+    ('₪', "ils"),
+    ('₱', "php"),
+    // Written right after the digits in CJK text (`12,800円`, `649元`, `59,000원`).
+    ('円', "jpy"),
+    ('元', "cny"),
+    ('원', "krw"),
 ];
+
+/// Signs of more than one character, read before the one-character ones
+/// (`R$` is not `$`).
+const WORD_SIGNS: &[(&str, &str)] = &[("R$", "brl"), ("US$", "usd"), ("C$", "cad"), ("A$", "aud"), ("HK$", "hkd")];
 
 /// Each currency word, with its currency's code (`pounds` is read as money).
 const CURRENCY_WORDS: &[(&str, &str)] = &[
@@ -402,6 +486,20 @@ const CURRENCY_WORDS: &[(&str, &str)] = &[
     ("dkk", "dkk"),
     ("mxn", "mxn"),
     ("brl", "brl"),
+    ("pln", "pln"),
+    ("rub", "rub"),
+    ("czk", "czk"),
+    ("huf", "huf"),
+    ("try", "try"),
+    ("zar", "zar"),
+    ("hkd", "hkd"),
+    ("sgd", "sgd"),
+    ("nzd", "nzd"),
+    ("uah", "uah"),
+    ("zł", "pln"),
+    ("kr", "kr"),
+    ("руб", "rub"),
+    ("reais", "brl"),
     ("dollars", "usd"),
     ("dollar", "usd"),
     ("euros", "eur"),
@@ -423,11 +521,21 @@ fn is_currency_sign(c: char) -> bool {
 }
 
 fn currency_code(word: &str) -> Option<&'static str> {
-    CURRENCY_WORDS.iter().find(|&&(known, _)| known.eq_ignore_ascii_case(word)).map(|&(_, code)| code)
+    CURRENCY_WORDS.iter().find(|&&(known, _)| same_word(known, word)).map(|&(_, code)| code)
 }
 
+/// A word that names a currency on its own: a currency's word or code, or a
+/// sign standing alone (`649 €`, `R$ 649,90`, `4 990 ₽`).
 fn is_currency_word(word: &str) -> bool {
-    currency_code(word).is_some()
+    let mut chars = word.chars();
+    let lone_sign = chars.next().is_some_and(is_currency_sign) && chars.next().is_none();
+    lone_sign || currency_code(word).is_some() || WORD_SIGNS.iter().any(|&(sign, _)| sign == word)
+}
+
+/// Whether `word` is `known` (lower case) in any case: `ZŁ` is `zł`,
+/// `Марта` is `марта`.
+fn same_word(known: &str, word: &str) -> bool {
+    word.chars().flat_map(char::to_lowercase).eq(known.chars())
 }
 
 const UNITS: &[&str] = &[
@@ -437,6 +545,10 @@ const UNITS: &[&str] = &[
     "hours", "day", "days", "week", "weeks", "month", "months", "year", "years", "°c", "°f", "kw", "kwh", "w", "v",
     "mah", "hz", "khz", "mhz", "ghz", "px", "pt",
 ];
+/// Month names as dates write them, in lower case: English (and its
+/// abbreviations), French, German, Spanish, Portuguese, Italian, Dutch and
+/// Russian (its genitive, as in `3 марта`, and nominative), with the
+/// abbreviations that name nothing else (`set` and `gen` are English words).
 const MONTHS: &[&str] = &[
     "january",
     "february",
@@ -462,22 +574,152 @@ const MONTHS: &[&str] = &[
     "oct",
     "nov",
     "dec",
+    // French
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+    "janv",
+    "févr",
+    "avr",
+    "juil",
+    "déc",
+    // German
+    "januar",
+    "jänner",
+    "februar",
+    "märz",
+    "juni",
+    "juli",
+    "oktober",
+    "dezember",
+    "mär",
+    "okt",
+    "dez",
+    // Spanish
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "setiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+    "dic",
+    // Portuguese
+    "janeiro",
+    "fevereiro",
+    "março",
+    "maio",
+    "junho",
+    "julho",
+    "setembro",
+    "outubro",
+    "novembro",
+    "dezembro",
+    // Italian
+    "gennaio",
+    "febbraio",
+    "aprile",
+    "maggio",
+    "giugno",
+    "luglio",
+    "settembre",
+    "ottobre",
+    // Dutch
+    "januari",
+    "februari",
+    "maart",
+    "mei",
+    "augustus",
+    "mrt",
+    // Russian
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+    "январь",
+    "февраль",
+    "март",
+    "апрель",
+    "май",
+    "июнь",
+    "июль",
+    "август",
+    "сентябрь",
+    "октябрь",
+    "ноябрь",
+    "декабрь",
 ];
+
+/// Punctuation no detail starts with, which may stand before a word.
+fn is_opening(c: char) -> bool {
+    matches!(c, '(' | '[' | '{' | '"' | '\'' | '“' | '‘' | '«' | '<' | '*' | ',' | ';' | ':' | '!' | '?')
+}
 
 /// One word: text between white space, or between the quotes of compact
 /// JSON (a tool's output, `{"order":"NW-48213","total":"$19.00"}`, has no
 /// space at all, and its quotes may be escaped), without the punctuation
-/// around it that no detail ends or starts with.
+/// around it that no detail ends or starts with. A run of a script that
+/// writes no spaces (CJK) is a word of its own, which no detail starts
+/// with, so `注文番号はNW-48213です` holds the word `NW-48213`, and a detail of
+/// several words never reaches across one; a unit right after a digit is
+/// part of the number's word (`2026年3月3日`, `12,800円`).
 fn words(text: &str) -> Vec<&str> {
-    let opening = |c: char| matches!(c, '(' | '[' | '{' | '"' | '\'' | '“' | '‘' | '«' | '<' | '*');
     let closing = |c: char| {
         matches!(
             c,
             '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '»' | '>' | '*' | '\\'
         )
     };
-    text.split(|c: char| c.is_whitespace() || c == '"')
-        .map(|word| word.trim_start_matches(opening).trim_end_matches(closing))
+    let mut words = Vec::new();
+    // Where the current word starts, and whether it is a CJK run.
+    let mut current: Option<(usize, bool)> = None;
+    let mut previous = ' ';
+    for (at, c) in text.char_indices() {
+        let kind = match c {
+            _ if c.is_whitespace() || c == '"' => None,
+            _ if is_cjk(c) && !(is_number_unit(c) && previous.is_ascii_digit()) => Some(true),
+            _ => Some(false),
+        };
+        if let Some((from, cjk)) = current {
+            if kind != Some(cjk) {
+                words.push(&text[from..at]);
+                current = None;
+            }
+        }
+        if current.is_none() {
+            current = kind.map(|cjk| (at, cjk));
+        }
+        previous = c;
+    }
+    if let Some((from, _)) = current {
+        words.push(&text[from..]);
+    }
+    words
+        .into_iter()
+        .map(|word| word.trim_start_matches(is_opening).trim_end_matches(closing))
         .filter(|word| !word.is_empty())
         .collect()
 }
@@ -485,6 +727,12 @@ fn words(text: &str) -> Vec<&str> {
 /// Every detail in `text`, in order (a detail may repeat), each as written
 /// there.
 pub fn find(text: &str) -> Vec<&str> {
+    let read = Read::of(text);
+    detect(&read.text).into_iter().map(|detail| read.as_written(text, detail)).collect()
+}
+
+/// Every detail in `text` as the audit reads it (narrow, [`Read::of`]).
+fn detect(text: &str) -> Vec<&str> {
     let words = words(text);
     let mut found = Vec::new();
     let mut at = 0;
@@ -506,6 +754,9 @@ pub fn find(text: &str) -> Vec<&str> {
 /// from the first to the last, as written.
 fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str>, usize) {
     let word = words[at];
+    if word.starts_with(is_cjk) {
+        return (None, 1);
+    }
     let next = words.get(at + 1).copied().unwrap_or("");
     // The lists are ASCII, so ASCII case folding is every case.
     let is = |word: &str, list: &[&str]| list.iter().any(|known| known.eq_ignore_ascii_case(word));
@@ -530,8 +781,8 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
             if let Some(count) = date_words(words, at) {
                 return (Some(joined(count)), count);
             }
-            if is_amount(next) && is_currency_word(word) {
-                return (Some(joined(2)), 2);
+            if let Some(count) = amount_words(words, at + 1).filter(|_| is_currency_word(word)) {
+                return (Some(joined(1 + count)), 1 + count);
             }
         }
         return (None, 1);
@@ -555,16 +806,26 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     if symbol && is_amount(word.trim_matches(is_currency_sign)) {
         return (Some(word), 1);
     }
-    if is_amount(next) && is_currency_word(word) {
-        return (Some(joined(2)), 2);
+    if let Some(count) = amount_words(words, at + 1).filter(|_| is_currency_word(word)) {
+        return (Some(joined(1 + count)), 1 + count);
     }
-    if is_amount(word) && is_currency_word(next) {
-        return (Some(joined(2)), 2);
+    if let Some(count) = amount_words(words, at) {
+        if words.get(at + count).is_some_and(|after| is_currency_word(after)) {
+            return (Some(joined(count + 1)), count + 1);
+        }
     }
     if let Some(number) = word.strip_suffix('%') {
         if is_amount(number) {
             return (Some(word), 1);
         }
+    }
+    // `15 %`, as French, German and Russian write it; `# 48213`, as a
+    // number sign read as `#` (`№ 48213`, `n° 48213`) is written.
+    if (is_amount(word) && next == "%") || (word == "#" && (is_amount(next) || is_id(next))) {
+        return (Some(joined(2)), 2);
+    }
+    if let Some(count) = korean_date_or_time(words, at) {
+        return (Some(joined(count)), count);
     }
     let per_cent =
         next.eq_ignore_ascii_case("per") && words.get(at + 2).is_some_and(|w| w.eq_ignore_ascii_case("cent"));
@@ -593,6 +854,48 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
         return (Some(word), 1);
     }
     (None, 1)
+}
+
+/// The amount at `words[at]` and how many words it takes: one, or with a
+/// space as the thousands separator (`4 990`, `1 234,56`) a short first
+/// group and groups of three digits, the last of which may hold the
+/// fraction. Only an amount with a currency next to it is read across
+/// words: a space between bare numbers separates them as often.
+fn amount_words(words: &[&str], at: usize) -> Option<usize> {
+    let first = words.get(at).filter(|word| is_amount(word))?;
+    let mut count = 1;
+    if first.len() <= 3 && first.bytes().all(|b| b.is_ascii_digit()) {
+        while let Some(group) = words.get(at + count) {
+            let (digits, fraction) = group.split_at(group.bytes().take_while(u8::is_ascii_digit).count());
+            let decimal = |f: &str| {
+                (2..=3).contains(&f.len()) && f.starts_with([',', '.']) && f[1..].bytes().all(|b| b.is_ascii_digit())
+            };
+            if digits.len() != 3 || !(fraction.is_empty() || decimal(fraction)) {
+                break;
+            }
+            count += 1;
+            if !fraction.is_empty() {
+                break;
+            }
+        }
+    }
+    Some(count)
+}
+
+/// `3월 3일`, `2026년 3월 3일`, `15시 30분`: Korean writes a date's and a
+/// time's parts as words of their own (written together, as in `3월3일`, or
+/// in Japanese and Chinese, `2026年3月3日`, they are one word, an id).
+fn korean_date_or_time(words: &[&str], at: usize) -> Option<usize> {
+    let word = |offset: usize| words.get(at + offset).copied().unwrap_or("");
+    let part = |offset: usize, unit: char, digits: usize| {
+        word(offset)
+            .strip_suffix(unit)
+            .is_some_and(|n| (1..=digits).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if part(0, '년', 4) && part(1, '월', 2) {
+        return Some(if part(2, '일', 2) { 3 } else { 2 });
+    }
+    ((part(0, '월', 2) && part(1, '일', 2)) || (part(0, '시', 2) && part(1, '분', 2))).then_some(2)
 }
 
 /// `42`, `1,299`, `42.50`, `1.299,00`: digits with separators between them.
@@ -711,12 +1014,13 @@ fn time_words(words: &[&str], at: usize) -> Option<usize> {
     (hour(word) && meridiem(next)).then_some(2)
 }
 
-/// `March 14`, `March 14th, 2026`, `14 March 2026`, `Mar. 3`: a month's name
+/// `March 14`, `March 14th, 2026`, `14 March 2026`, `Mar. 3`, `3 mars
+/// 2026`, `3. März`, `3 марта 2026`, `3 de marzo de 2026`: a month's name
 /// with a day (a month alone, or `may` alone, is no detail).
 fn date_words(words: &[&str], at: usize) -> Option<usize> {
     let month = |w: &str| {
         let w = w.trim_end_matches('.');
-        MONTHS.iter().any(|m| m.eq_ignore_ascii_case(w))
+        MONTHS.iter().any(|m| same_word(m, w))
     };
     let day = |w: &str| {
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
@@ -737,6 +1041,12 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
     }
     if day(words[at]) && month(next) {
         return Some(if year(after) { 3 } else { 2 });
+    }
+    // Spanish and Portuguese: `3 de marzo`, `3 de março de 2026`.
+    let of = |offset: usize| words.get(at + offset).is_some_and(|w| *w == "de");
+    let word = |offset: usize| words.get(at + offset).copied().unwrap_or("");
+    if day(words[at]) && of(1) && month(word(2)) {
+        return Some(if of(3) && year(word(4)) { 5 } else { 3 });
     }
     None
 }
@@ -1067,6 +1377,54 @@ mod tests {
         let line = audit.pin(PinBounds::DEFAULT, usize::MAX);
         assert!(line.ends_with("; $429.00; CS-20931; dana@example.com]"), "{line}");
         assert_eq!(audit.listed()[0], "ID-103", "the oldest audited id: 600 − (500 − 3)");
+    }
+
+    /// A summary that copies its span keeps every detail, whatever stands
+    /// next to each: a currency after one amount and before a date, a
+    /// detail that starts inside a longer word, CJK around them. (The
+    /// summary is read detail by detail, as the span is.)
+    #[test]
+    fn a_copy_keeps_every_detail_whatever_stands_next_to_it() {
+        for text in [
+            "Refund 42 USD 3 March 2026 as agreed.",
+            "Delivered in 2026. USD 42 refunded, 649 € 3 mars 2026.",
+            "Order15時30分。15時30分15 649 €",
+            "₩59,000 R$ 649,90 and +81 3-1234-5678 3 R$ 12,00",
+            "注文番号は3 mars 2026。R$ 649,90 Invoice #48213 USD 1,299.00",
+        ] {
+            let copied = audit([text], text);
+            assert!(copied.kept > 0 && copied.dropped.is_empty(), "{text}: {copied:?}");
+        }
+    }
+
+    #[test]
+    fn cjk_and_local_notations_are_read_as_their_details() {
+        let details = found(
+            "注文番号はNW-48213です。金額は¥12,800、2026年3月3日15時30分。3월 3일에 59,000원. \
+             Prix 1 234,56 € (TVA 20 %), colis n° 48213, le 3 mars 2026 à 14h30; R$ 649,90; 4 990 ₽; №77; ５０％.",
+        );
+        assert_eq!(
+            details,
+            [
+                "NW-48213",
+                "¥12,800",
+                "2026年3月3日15時30分",
+                "3월 3일",
+                "59,000원",
+                "1 234,56 €",
+                "20 %",
+                "n° 48213",
+                "3 mars 2026",
+                "14h30",
+                "R$ 649,90",
+                "4 990 ₽",
+                "№77",
+                "５０％",
+            ]
+        );
+        // A space between bare numbers separates them: only an amount with
+        // its currency is read across one.
+        assert_eq!(found("Seats 4 990 and rows 12 345."), Vec::<String>::new());
     }
 
     /// The kept check is one linear search per detail, whatever the summary's words.

@@ -11,6 +11,7 @@ pub mod format;
 pub mod identity;
 pub mod js_number;
 pub mod latch;
+pub mod notation;
 pub mod recall;
 pub mod shapes;
 pub mod visit;
