@@ -263,8 +263,8 @@ export interface SummarizeEvidence {
   readonly droppedDetails?: readonly string[];
   readonly droppedDetailCount?: number;
   /**
-   * When the stage counts tokens (`countTokens`, `triggerMinTokens` or
-   * `preserveRecentTokens`), all by the same counter: recall as loaded and
+   * When the stage counts tokens (`countTokens`, `triggerMinTokens`,
+   * `preserveRecentTokens` or `minFoldTokens`), all by the same counter: recall as loaded and
    * as the fold leaves it, the span, and the summary. A provider's `usage`
    * stays as the provider reported it.
    */

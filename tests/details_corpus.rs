@@ -5,8 +5,6 @@
 //! text.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::collections::BTreeMap;
-
 use footprint_summarize::core::details::{audit, find};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -19,32 +17,23 @@ fn text<'a>(value: &'a Value, key: &str) -> &'a str {
     value[key].as_str().unwrap_or_else(|| panic!("`{key}` is a string in {value}"))
 }
 
+/// The bar is nine in ten; the corpus is found whole.
 #[test]
-fn at_least_nine_in_ten_planted_details_are_found_as_written_in_every_language_family() {
+fn every_planted_detail_is_found_as_written_in_every_language() {
     let corpus = corpus();
-    let mut by_language: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut languages = std::collections::BTreeSet::new();
     let mut missed = Vec::new();
     for message in corpus["messages"].as_array().expect("messages") {
+        languages.insert(text(message, "lang"));
         let found = find(text(message, "text"));
-        let counts = by_language.entry(text(message, "lang")).or_default();
         for detail in message["details"].as_array().expect("details") {
             let detail = detail.as_str().expect("a detail is a string");
-            counts.1 += 1;
-            if found.contains(&detail) {
-                counts.0 += 1;
-            } else {
+            if !found.contains(&detail) {
                 missed.push(format!("{detail:?} in {:?} (found {found:?})", text(message, "text")));
             }
         }
     }
-    let (found, planted) = by_language.values().fold((0, 0), |(f, p), (found, planted)| (f + found, p + planted));
-    assert!(by_language.len() >= 9, "{by_language:?}");
-    for language in ["ja", "zh", "ko"] {
-        let (found, planted) = by_language[language];
-        assert!(10 * found >= 9 * planted, "{language}: {found} of {planted}; missed: {missed:#?}");
-    }
-    assert!(10 * found >= 9 * planted, "{found} of {planted} found; missed: {missed:#?}");
-    // The figure the README quotes: every planted detail.
+    assert!(languages.len() >= 9 && ["ja", "zh", "ko"].iter().all(|l| languages.contains(l)), "{languages:?}");
     assert_eq!(missed, Vec::<String>::new());
 }
 

@@ -1,4 +1,5 @@
-//! Token counts (`countTokens`, `triggerMinTokens`, `preserveRecentTokens`):
+//! Token counts (`countTokens`, `triggerMinTokens`, `preserveRecentTokens`,
+//! `minFoldTokens`):
 //! each entry's content counted once per visit by the configured counter,
 //! or `ceil(length / 4)` (UTF-16), agentfootprint's approximate counter.
 

@@ -79,7 +79,8 @@ pub struct StageConfig {
     /// text lists the details it dropped, within these bounds.
     pub keep_details: Option<PinBounds>,
     /// Beyond the original: present when the stage counts tokens
-    /// (`countTokens`, `triggerMinTokens` or `preserveRecentTokens` given).
+    /// (`countTokens`, `triggerMinTokens`, `preserveRecentTokens` or
+    /// `minFoldTokens` given).
     pub tokens: Option<TokenOptions>,
     /// `summaryTier`: the tier the summary and the claim are written with.
     pub tier: Tier,

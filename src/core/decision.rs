@@ -213,7 +213,7 @@ impl Candidate {
             return Some(self.decline(events::predicted_not_smaller(self.span, self.label_chars)));
         }
         let room = self.span.chars - self.label_chars;
-        (config.foresees_refusals() && room * events::ROOM_SHARE < self.span.chars)
+        (config.foresees_refusals() && room.saturating_mul(events::ROOM_SHARE) < self.span.chars)
             .then(|| self.decline(events::predicted_too_little_room(self.span, self.label_chars, room)))
     }
 

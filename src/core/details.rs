@@ -77,16 +77,18 @@ impl Audit {
     /// long (`room` keeps the summary smaller than its span: the not-smaller
     /// rule counts the line). When not all fit, the newest win: a rolled
     /// summary's pinned details come first in its span, so they are the
-    /// first let go. Whitespace inside a detail is written as one space.
-    /// Only a detail a reader sees as written is pinned: letters, digits,
-    /// spaces, ASCII marks and currency signs. The line's frame is the
+    /// first let go. Whitespace inside a detail is written as one space, and
+    /// fullwidth forms and number signs as they read (`１２，８００円` as
+    /// `12,800円`, `№48213` as `#48213`). Only a detail a reader sees as
+    /// written is pinned: letters, digits, spaces, ASCII marks and currency
+    /// signs. The line's frame is the
     /// stage's: no message may end it (a bracket), start another line (a
     /// line break), or write a list of its own in characters that look blank
     /// (U+2800) or are not seen at all (U+200B).
     pub fn pin(&mut self, bounds: PinBounds, room: usize) -> String {
         let budget = bounds.max_chars.min(room);
         let written: Vec<String> =
-            self.dropped.iter().map(|d| d.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+            self.dropped.iter().map(|d| Read::of(d).text.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
         let mut used = utf16_len(PIN_START) + utf16_len(PIN_END);
         let mut chosen = vec![false; written.len()];
         let mut count = 0;
@@ -100,7 +102,7 @@ impl Audit {
             if count == bounds.max_details {
                 break;
             }
-            if !self.dropped[index].chars().all(seen_as_written) {
+            if !detail.chars().all(seen_as_written) {
                 continue;
             }
             let cost = utf16_len(detail) + if count > 0 { utf16_len(PIN_SEPARATOR) } else { 0 };
@@ -422,9 +424,11 @@ fn mark_at(text: &str) -> Option<(&'static str, &str)> {
     code.map(|code| (code, rest))
 }
 
-/// The letters `text` starts with, and what follows them.
+/// The letters `text` starts with, and what follows them: none when it
+/// starts with a CJK character, a word of its own (so a long run of them
+/// is not read again at each of its characters).
 fn split_word(text: &str) -> (&str, &str) {
-    text.split_at(text.find(|c: char| !c.is_alphabetic()).unwrap_or(text.len()))
+    text.split_at(text.find(|c: char| !c.is_alphabetic() || is_cjk(c)).unwrap_or(text.len()))
 }
 
 /// The number `text` starts with: digits, with a `.` or `,` between two.
@@ -487,10 +491,8 @@ const CURRENCY_WORDS: &[(&str, &str)] = &[
     ("mxn", "mxn"),
     ("brl", "brl"),
     ("pln", "pln"),
-    ("rub", "rub"),
     ("czk", "czk"),
     ("huf", "huf"),
-    ("try", "try"),
     ("zar", "zar"),
     ("hkd", "hkd"),
     ("sgd", "sgd"),
@@ -545,9 +547,10 @@ const UNITS: &[&str] = &[
     "hours", "day", "days", "week", "weeks", "month", "months", "year", "years", "°c", "°f", "kw", "kwh", "w", "v",
     "mah", "hz", "khz", "mhz", "ghz", "px", "pt",
 ];
+
 /// Month names as dates write them, in lower case: English (and its
-/// abbreviations), French, German, Spanish, Portuguese, Italian, Dutch and
-/// Russian (its genitive, as in `3 марта`, and nominative), with the
+/// abbreviations), French, German, Spanish, Portuguese, Italian, Dutch,
+/// Polish and Russian (their genitives, as in `3 марта`, `3 marca`), with the
 /// abbreviations that name nothing else (`set` and `gen` are English words).
 const MONTHS: &[&str] = &[
     "january",
@@ -639,6 +642,20 @@ const MONTHS: &[&str] = &[
     "luglio",
     "settembre",
     "ottobre",
+    "dicembre",
+    // Polish (the genitive dates write: `3 marca`)
+    "stycznia",
+    "lutego",
+    "marca",
+    "kwietnia",
+    "maja",
+    "czerwca",
+    "lipca",
+    "sierpnia",
+    "września",
+    "października",
+    "listopada",
+    "grudnia",
     // Dutch
     "januari",
     "februari",
@@ -728,7 +745,7 @@ fn words(text: &str) -> Vec<&str> {
 /// there.
 pub fn find(text: &str) -> Vec<&str> {
     let read = Read::of(text);
-    detect(&read.text).into_iter().map(|detail| read.as_written(text, detail)).collect()
+    detect(&read.text).into_iter().map(|detail| read.as_written(detail)).collect()
 }
 
 /// Every detail in `text` as the audit reads it (narrow, [`Read::of`]).
@@ -758,8 +775,8 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
         return (None, 1);
     }
     let next = words.get(at + 1).copied().unwrap_or("");
-    // The lists are ASCII, so ASCII case folding is every case.
-    let is = |word: &str, list: &[&str]| list.iter().any(|known| known.eq_ignore_ascii_case(word));
+    // The lists are in lower case.
+    let is = |word: &str, list: &[&str]| list.iter().any(|known| same_word(known, word));
     let starts = |prefix: &str| word.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix));
     let offset = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize;
     let joined = |count: usize| {
@@ -793,6 +810,12 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     if is_email(word) {
         return (Some(word), 1);
     }
+    // Before a phone number: `1 234 567 €` is an amount, not seven digits.
+    if let Some(count) = amount_words(words, at) {
+        if words.get(at + count).is_some_and(|after| is_currency_word(after)) {
+            return (Some(joined(count + 1)), count + 1);
+        }
+    }
     if let Some(count) = phone_words(words, at) {
         return (Some(joined(count)), count);
     }
@@ -803,16 +826,12 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
         return (Some(word), 1);
     }
     let symbol = word.starts_with(is_currency_sign) || word.ends_with(is_currency_sign);
-    if symbol && is_amount(word.trim_matches(is_currency_sign)) {
+    let word_sign = WORD_SIGNS.iter().find_map(|(sign, _)| word.strip_prefix(sign));
+    if (symbol && is_amount(word.trim_matches(is_currency_sign))) || word_sign.is_some_and(is_amount) {
         return (Some(word), 1);
     }
     if let Some(count) = amount_words(words, at + 1).filter(|_| is_currency_word(word)) {
         return (Some(joined(1 + count)), 1 + count);
-    }
-    if let Some(count) = amount_words(words, at) {
-        if words.get(at + count).is_some_and(|after| is_currency_word(after)) {
-            return (Some(joined(count + 1)), count + 1);
-        }
     }
     if let Some(number) = word.strip_suffix('%') {
         if is_amount(number) {
@@ -1052,8 +1071,9 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
 }
 
 /// An id: letters and digits mixed (`CS-20931`, `RMA-7731`, `A1B2C3`), or
-/// `#` and digits (`#4512`, `#NW-48213`). Not an ordinal (`3rd`) or a
-/// quantity.
+/// `#` and digits (`#4512`, `#NW-48213`), and so the CJK dates, times and
+/// quantities written as one word (`2026年3月3日`, `15時30分`, `3日`). Not an
+/// ordinal (`3rd`) or an English quantity.
 fn is_id(word: &str) -> bool {
     let body = word.strip_prefix('#').unwrap_or(word);
     let digits = body.chars().any(|c| c.is_ascii_digit());
@@ -1064,7 +1084,10 @@ fn is_id(word: &str) -> bool {
         let suffix = &body[number.len()..];
         !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && is_ordinal_suffix(suffix)
     };
-    id_chars && digits && !ordinal && (word.starts_with('#') || (letters && body.chars().count() >= 3))
+    // A number and a CJK unit is a quantity, a date or a time however short
+    // (`3日`, `2年`, `15分`), as `2 years` is in English.
+    let long_enough = body.chars().count() >= 3 || body.ends_with(is_number_unit);
+    id_chars && digits && !ordinal && (word.starts_with('#') || (letters && long_enough))
 }
 
 #[cfg(test)]
@@ -1425,6 +1448,34 @@ mod tests {
         // A space between bare numbers separates them: only an amount with
         // its currency is read across one.
         assert_eq!(found("Seats 4 990 and rows 12 345."), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_long_run_of_cjk_text_is_read_once() {
+        let run = "東京都渋谷区に配送先を変更しました".repeat(60_000);
+        let started = std::time::Instant::now();
+        let audit = audit([format!("注文番号はNW-48213です。{run}").as_str()], &run);
+        assert_eq!(audit.dropped, ["NW-48213"]);
+        assert!(started.elapsed().as_secs() < 2, "took {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn local_amounts_win_over_phones_and_english_words_are_no_currencies() {
+        assert_eq!(found("Total 1 234 567 € or 4 990 000 ₽."), ["1 234 567 €", "4 990 000 ₽"]);
+        assert_eq!(audit(["Total 1 234 567 €"], "Total 1 234 567 $").dropped, ["1 234 567 €"]);
+        assert_eq!(found("Please try 15 minutes later, rub 2 drops in."), ["15 minutes"]);
+        assert_eq!(found("Paid R$649,90, US$42 and HK$100."), ["R$649,90", "US$42", "HK$100"]);
+        assert_eq!(found("Consegna il 3 dicembre 2026, dostawa 3 marca 2026."), ["3 dicembre 2026", "3 marca 2026"]);
+        assert_eq!(found("3日に届きます。15分後に2年保証。"), ["3日", "15分", "2年"]);
+        assert_eq!(found("注文番号NW-48213｡"), ["NW-48213"]);
+    }
+
+    #[test]
+    fn fullwidth_and_number_sign_details_are_pinned_as_they_read() {
+        let mut audit = dropped_all(&["１２，８００円", "５０％", "№48213", "n° 77"]);
+        let line = audit.pin(PinBounds::DEFAULT, usize::MAX);
+        assert_eq!(line, "\n[exact details from these turns: 12,800円; 50%; #48213; # 77]");
+        assert!(audit.dropped.is_empty());
     }
 
     /// The kept check is one linear search per detail, whatever the summary's words.

@@ -29,7 +29,7 @@ pub fn is_cjk(c: char) -> bool {
         | '\u{4E00}'..='\u{9FFF}'    // CJK unified ideographs
         | '\u{AC00}'..='\u{D7AF}'    // Hangul syllables
         | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
-        | '\u{FF66}'..='\u{FF9F}'    // halfwidth Katakana
+        | '\u{FF61}'..='\u{FF9F}'    // halfwidth CJK punctuation and Katakana
         | '\u{20000}'..='\u{2FA1F}') // CJK extensions B–F, compatibility supplement
 }
 
@@ -64,6 +64,7 @@ pub fn is_number_unit(c: char) -> bool {
 /// came from in the text as written (`None` when it is the text itself).
 pub struct Read<'a> {
     pub text: Cow<'a, str>,
+    written: &'a str,
     origin: Option<Vec<usize>>,
 }
 
@@ -74,7 +75,7 @@ impl<'a> Read<'a> {
     /// start) as `#`, so `№ 48213`, `n° 48213` and `#48213` read alike.
     pub fn of(text: &'a str) -> Read<'a> {
         if !text.chars().any(|c| narrow(c).is_some() || matches!(c, '°' | 'º')) {
-            return Read { text: Cow::Borrowed(text), origin: None };
+            return Read { text: Cow::Borrowed(text), written: text, origin: None };
         }
         let mut out = String::with_capacity(text.len());
         let mut origin = Vec::with_capacity(text.len() + 1);
@@ -96,16 +97,16 @@ impl<'a> Read<'a> {
             previous = c;
         }
         origin.push(text.len());
-        Read { text: Cow::Owned(out), origin: Some(origin) }
+        Read { text: Cow::Owned(out), written: text, origin: Some(origin) }
     }
 
     /// The text as written that `slice` (a slice of `self.text`) was read from.
-    pub fn as_written<'s>(&self, written: &'a str, slice: &'s str) -> &'a str {
+    pub fn as_written(&self, slice: &str) -> &'a str {
         let start = slice.as_ptr() as usize - self.text.as_ptr() as usize;
         let end = start + slice.len();
         match &self.origin {
-            None => &written[start..end],
-            Some(origin) => &written[origin[start]..origin[end]],
+            None => &self.written[start..end],
+            Some(origin) => &self.written[origin[start]..origin[end]],
         }
     }
 }
@@ -135,11 +136,11 @@ mod tests {
         let read = Read::of(written);
         assert_eq!(read.text, "注文番号:#48213、金額¥12,800、# 77 et pin°3");
         let at = read.text.find("#48213").unwrap();
-        assert_eq!(read.as_written(written, &read.text[at..at + 6]), "№４８２１３");
+        assert_eq!(read.as_written(&read.text[at..at + 6]), "№４８２１３");
         let at = read.text.find("¥12,800").unwrap();
-        assert_eq!(read.as_written(written, &read.text[at..at + "¥12,800".len()]), "￥１２，８００");
+        assert_eq!(read.as_written(&read.text[at..at + "¥12,800".len()]), "￥１２，８００");
         let at = read.text.find("# 77").unwrap();
-        assert_eq!(read.as_written(written, &read.text[at..at + 4]), "n° 77");
+        assert_eq!(read.as_written(&read.text[at..at + 4]), "n° 77");
     }
 
     #[test]

@@ -429,7 +429,9 @@ test("the npm README's Agent route pays only for calls that fold, reaches back a
   assert.equal(ROUTE_REACH_BEFORE.length, ROUTE.turns);
   const route = await runReadmeRoute({ pkg, footprint });
   assert.deepEqual(route.refused, [], 'no paid call ends replacement-not-smaller');
-  assert.ok(route.calls >= 1 && route.calls <= 14, `${route.calls} paid calls in ${ROUTE.turns} turns`);
+  // The issue's bar is 14 on a real Agent's conversation; this one made 12
+  // before (7 refused) and makes 3.
+  assert.ok(route.calls >= 1 && route.calls <= 5, `${route.calls} paid calls in ${ROUTE.turns} turns`);
   assert.equal(route.folds.length, route.calls, 'every paid call folds');
   for (const [index, { oldestTurn }] of route.perTurn.entries()) {
     assert.ok(oldestTurn <= ROUTE_REACH_BEFORE[index], `turn ${index + 1} reaches turn ${oldestTurn}, before ${ROUTE_REACH_BEFORE[index]}`);
@@ -446,7 +448,7 @@ test("the npm README's Agent route pays only for calls that fold, reaches back a
   // Without `maxSummaries` the floor alone keeps every call a fold.
   const floorOnly = await runReadmeRoute({ pkg, footprint, extra: { maxSummaries: undefined } });
   assert.deepEqual(floorOnly.refused, []);
-  assert.ok(floorOnly.calls <= 14 && floorOnly.folds.length === floorOnly.calls, `${floorOnly.calls} paid calls`);
+  assert.ok(floorOnly.calls <= 5 && floorOnly.folds.length === floorOnly.calls, `${floorOnly.calls} paid calls`);
   const floorWaits = floorOnly.events.filter((payload) => payload.scoreEvidence.minFoldTokens === ROUTE.preserveRecentTokens);
   assert.ok(floorWaits.length > 0, 'the floor defaults to preserveRecentTokens');
 });

@@ -39,13 +39,11 @@ export function codeBlocks(markdown) {
   return blocks;
 }
 
-/** The code without its import lines and comments: where a name is used. */
+/** The code without its import statements and comments: where a name is used. */
 function usesOf(code) {
   return code
-    .split('\n')
-    .filter((line) => !/^\s*(import|\}\s*from|[A-Za-z_, ]+,\s*$)/.test(line))
-    .map((line) => line.replace(/\/\/.*$/, ''))
-    .join('\n');
+    .replace(/^import[\s\S]*?from\s*['"][^'"]+['"];?/gm, '')
+    .replace(/\/\/.*$/gm, '');
 }
 
 /** What in `code` passes an agentfootprint factory or segment uncalled: one message per use. */
@@ -90,6 +88,10 @@ test('the checker refuses the drop-in as it was written: a factory and a segment
     '`pickByBudget(config)` is a segment: apply it to the builder, pickByBudget(config)(builder)',
   ]);
   assert.deepEqual(uncalledAgentfootprintStages('read = pickByBudget({ countTokens })(read);\nloadRecent({ store, count: 40 })'), []);
+  // A factory on a line of its own, in a multi-line call, is still a use.
+  assert.deepEqual(uncalledAgentfootprintStages("import {\n  loadRecent,\n} from 'agentfootprint/memory';\nflowChart(\n  'Load',\n  loadRecent,\n  'load',\n);"), [
+    '`loadRecent` is passed uncalled; it is a factory: call it with its config',
+  ]);
 });
 
 test('every js block of the npm README that needs agentfootprint says so and calls its factories and segments', () => {
@@ -104,7 +106,6 @@ test('every js block of the npm README that needs agentfootprint says so and cal
 test('every other js block of the npm README runs as written against the packed tarball and prints what it says', async () => {
   const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && !/from 'agentfootprint/.test(block.code));
   assert.ok(blocks.length >= 4, `found ${blocks.length}`);
-  let printed = 0;
   for (const [index, block] of blocks.entries()) {
     const file = join(project.dir, `readme-block-${index}.mjs`);
     writeFileSync(file, block.code);
@@ -112,10 +113,10 @@ test('every other js block of the npm README runs as written against the packed 
     const { stdout } = await run(process.execPath, [file], { cwd: project.dir, timeout: 30_000 }).catch((error) => {
       assert.fail(`${where} does not run as written:\n${error.stderr || error.message}`);
     });
-    for (const [, expected] of block.code.matchAll(/\/\/ prints: (.+)$/gm)) {
-      assert.ok(stdout.includes(expected.trim()), `${where} prints ${JSON.stringify(expected.trim())}; it printed:\n${stdout}`);
-      printed += 1;
+    const promised = [...block.code.matchAll(/\/\/ prints: (.+)$/gm)].map(([, expected]) => expected.trim());
+    assert.ok(promised.length > 0, `${where} says what it prints`);
+    for (const expected of promised) {
+      assert.ok(stdout.includes(expected), `${where} prints ${JSON.stringify(expected)}; it printed:\n${stdout}`);
     }
   }
-  assert.ok(printed >= blocks.length, 'each block says what it prints');
 });
