@@ -1,0 +1,184 @@
+use super::*;
+
+#[test]
+fn each_key_has_its_own_name() {
+    for (index, key) in Key::ALL.iter().enumerate() {
+        assert_eq!(*key as usize, index, "Key::ALL is in declaration order");
+        assert_eq!(KNOWN_KEYS[index], key.name());
+    }
+    let mut names = KNOWN_KEYS.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), Key::ALL.len());
+}
+
+#[test]
+fn checked_keep_details_bounds_are_written_under_the_keys_the_object_form_reads() {
+    let written = serde_json::to_value(PinBounds::DEFAULT).expect("serializes");
+    let mut keys: Vec<&str> = written.as_object().expect("an object").keys().map(String::as_str).collect();
+    let mut expected = KEEP_DETAILS_KEYS.to_vec();
+    keys.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(keys, expected);
+    let read = keep_details_option(|key| Ok(written[key].as_f64())).expect("reads back");
+    assert_eq!(read, PinBounds::DEFAULT);
+}
+
+#[test]
+fn claim_versions_differ_within_a_millisecond_and_stay_safe_integers() {
+    assert_eq!(claim_version(5000.7, 0.0), 5_120_000.0);
+    assert_eq!(claim_version(5000.0, 0.9999), 5_121_023.0);
+    assert_ne!(claim_version(5000.0, 0.1), claim_version(5000.0, 0.2));
+    assert_eq!(claim_version(-3.0, 0.5), 1024.0 + 512.0, "a clock before 1970 still gives a version above 0");
+    assert!(claim_version(1e300, 0.99) <= MAX_SAFE_INTEGER);
+}
+
+#[test]
+fn claim_leases_outlast_the_call_and_the_write() {
+    assert_eq!(claim_lease_option(false, None, None, false), Ok(None));
+    assert_eq!(claim_lease_option(true, None, None, true), Ok(Some(DEFAULT_CLAIM_LEASE_MS)));
+    assert_eq!(claim_lease_option(true, None, Some(45_000.0), true), Ok(Some(135_000.0)));
+    assert_eq!(
+        claim_lease_option(true, Some(135_000.0), Some(45_000.0), true),
+        Ok(Some(135_000.0)),
+        "the default is accepted"
+    );
+    assert_eq!(claim_lease_option(true, Some(6_000.0), Some(2_000.0), true), Ok(Some(6_000.0)));
+    let err = claim_lease_option(true, Some(5_000.0), Some(2_000.0), true).unwrap_err();
+    assert_eq!(err.class, ErrorClass::RangeError);
+    assert!(
+        err.message.contains("`claimLeaseMs`")
+            && err.message.contains("(5000)")
+            && err.message.contains("at least 6000")
+    );
+    for (lease, timeout) in [(0.0, None), (0.0, Some(0.0)), (f64::NAN, None)] {
+        let err = claim_lease_option(true, Some(lease), timeout, true).unwrap_err();
+        assert!(err.message.contains("a whole number of ms, at least 1;"), "{}", err.message);
+        assert!(err.message.ends_with("Fix: pass a longer lease, or omit it for the default."), "{}", err.message);
+    }
+    for lease in [1.5, 9_007_199_254_740_992.0, 1e300] {
+        let err = claim_lease_option(true, Some(lease), None, true).unwrap_err();
+        assert!(
+            err.message.contains("a whole number of ms, at least 1, and at most 9007199254740991;"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message
+                .ends_with("Fix: pass a whole number of ms from 1 to 9007199254740991, or omit it for the default."),
+            "{}",
+            err.message
+        );
+    }
+    let err = claim_lease_option(true, None, None, false).unwrap_err();
+    assert!(err.message.contains("`store`") && err.message.contains("putIfVersion"), "{}", err.message);
+    let err = claim_lease_option(false, Some(1_000.0), None, true).unwrap_err();
+    assert!(err.message.contains("nothing") && err.message.contains("claims: true"), "{}", err.message);
+}
+
+#[test]
+fn counts_accept_whole_numbers_only() {
+    assert_eq!(count_option(SUMMARIZE_CALL, "preserveRecent", 0.0, 5), Ok(0));
+    assert_eq!(count_option(SUMMARIZE_CALL, "preserveRecent", 12.0, 5), Ok(12));
+    for bad in [-1.0, 1.5, f64::NAN, f64::INFINITY, 1e300] {
+        let err = count_option(SUMMARIZE_CALL, "preserveRecent", bad, 5).unwrap_err();
+        assert_eq!(err.class, ErrorClass::RangeError);
+        assert!(err.message.starts_with("summarize(config): `preserveRecent`"), "{}", err.message);
+        assert!(err.message.contains("default (5)"), "{}", err.message);
+    }
+    let err = count_option(EXTRACTIVE_CALL, "maxChars", -2.0, 1).unwrap_err();
+    assert!(
+        err.message.starts_with("extractive(options): `maxChars`") && err.message.contains("received a number (-2)")
+    );
+}
+
+#[test]
+fn timeouts_stay_within_what_set_timeout_can_wait() {
+    assert_eq!(timeout_option("timeoutMs", MAX_TIMEOUT_MS), Ok(MAX_TIMEOUT_MS));
+    assert!(timeout_option("timeoutMs", MAX_TIMEOUT_MS + 1.0)
+        .unwrap_err()
+        .message
+        .contains("no larger than 2147483647"));
+    assert_eq!(ttl_option("ttlMs", 1e15), Ok(1e15), "a ttl is not a timer");
+    let zero = timeout_option("timeoutMs", 0.0).unwrap_err().message;
+    assert!(zero.contains("received a number (0)") && zero.contains("or omit it for no deadline"), "{zero}");
+    assert_eq!(timeout_option("timeoutMs", 1.0), Ok(1.0));
+}
+
+#[test]
+fn parity_messages_carry_their_stable_phrases() {
+    let m = ConfigError::model_required("undefined").message;
+    assert!(m.contains("`model` is required"));
+    assert!(m.contains("main model") && m.contains("never heard of") && m.contains("Fix:"));
+    assert!(ConfigError::model_with_callback("''").message.contains("nothing would read it"));
+}
+
+#[test]
+fn unknown_keys_name_the_nearest_known_one() {
+    assert_eq!(nearest_known_key("preserveRecnet"), Some("preserveRecent"));
+    assert_eq!(nearest_known_key("maxsummaries"), Some("maxSummaries"));
+    assert_eq!(nearest_known_key("timeout"), Some("timeoutMs"));
+    assert_eq!(nearest_known_key("PRESERVERECÉNT"), Some("preserveRecent"), "case aside, by chars");
+    assert_eq!(nearest_known_key("completelyDifferent"), None);
+    let error = ConfigError::unknown_key("preserveRecnet", "a number (4)");
+    assert_eq!(error.class, ErrorClass::TypeError);
+    assert!(error.message.contains("`preserveRecnet` is not an option (received a number (4))"), "{}", error.message);
+    assert!(error.message.ends_with("did you mean `preserveRecent`?"), "{}", error.message);
+    assert!(ConfigError::unknown_key("zzz", "1").message.contains("`maxSummaries`"));
+}
+
+#[test]
+fn token_options_are_whole_numbers_and_replace_preserve_recent() {
+    assert_eq!(token_options(false, None, None, Some(5.0), None), Ok(None), "no token option: no counting");
+    assert_eq!(token_options(true, None, None, None, None), Ok(Some(TokenOptions::default())));
+    assert_eq!(
+        token_options(false, Some(4000.0), Some(0.0), None, None),
+        Ok(Some(TokenOptions { trigger_min: Some(4000.0), preserve_recent: Some(0.0), min_fold: 0.0 }))
+    );
+    let fraction = token_options(false, Some(1.5), None, None, None).unwrap_err();
+    assert_eq!(fraction.class, ErrorClass::RangeError);
+    assert!(fraction.message.contains("`triggerMinTokens` must be a non-negative integer"), "{}", fraction.message);
+    let both = token_options(false, None, Some(400.0), Some(5.0), None).unwrap_err();
+    assert!(both.message.contains("`preserveRecentTokens` (400) and `preserveRecent` (5)"), "{}", both.message);
+    assert!(both.message.contains("Fix: remove one of them."));
+}
+
+#[test]
+fn min_fold_tokens_defaults_to_the_verbatim_tail_and_turns_counting_on() {
+    let options = |min_fold, preserve| token_options(false, None, preserve, None, min_fold).unwrap();
+    assert_eq!(options(None, Some(500.0)).map(|t| t.min_fold), Some(500.0), "the tail's tokens");
+    assert_eq!(options(Some(120.0), Some(500.0)).map(|t| t.min_fold), Some(120.0), "as given");
+    assert_eq!(options(Some(0.0), Some(500.0)).map(|t| t.min_fold), Some(0.0), "0 turns the floor off");
+    assert_eq!(options(Some(300.0), None), Some(TokenOptions { min_fold: 300.0, ..TokenOptions::default() }));
+    let counter_only = token_options(true, Some(2000.0), None, Some(5.0), None).unwrap();
+    assert_eq!(counter_only.map(|t| t.min_fold), Some(0.0), "a tail in entries: no floor in tokens");
+    for bad in [-1.0, 2.5, f64::INFINITY] {
+        let error = token_options(false, None, None, None, Some(bad)).unwrap_err();
+        assert_eq!(error.class, ErrorClass::RangeError);
+        assert!(error.message.starts_with("summarize(config): `minFoldTokens` must be a non-negative integer"));
+        assert!(error.message.contains("omit it for the default (`preserveRecentTokens`, or 0 without it)"));
+    }
+}
+
+#[test]
+fn max_summaries_is_a_positive_integer() {
+    assert_eq!(max_summaries_option(1.0), Ok(1));
+    for bad in [0.0, -1.0, 1.5, f64::NAN, 9_007_199_254_740_992.0] {
+        let error = max_summaries_option(bad).unwrap_err();
+        assert!(
+            error.message.starts_with("summarize(config): `maxSummaries` must be a positive integer"),
+            "{}",
+            error.message
+        );
+        assert!(!error.message.contains(">= 0"), "0 is refused, so no fix offers it: {}", error.message);
+    }
+    assert_eq!(trigger_chars_option(0.0), Ok(0));
+}
+
+#[test]
+fn tiers_round_trip() {
+    for name in ["hot", "warm", "cold"] {
+        assert_eq!(Tier::parse(name).map(Tier::as_str), Some(name));
+    }
+    assert_eq!(Tier::parse("frozen"), None);
+}

@@ -1,0 +1,404 @@
+//! Finding a span's details: its words, and the detail each word starts.
+
+use super::vocabulary::{is_currency_sign, is_currency_word, is_ordinal_suffix, same_word, MONTHS, UNITS, WORD_SIGNS};
+use crate::core::notation::{is_cjk, is_number_unit, Read};
+
+/// Punctuation no detail starts with, which may stand before a word.
+fn is_opening(c: char) -> bool {
+    matches!(c, '(' | '[' | '{' | '"' | '\'' | '“' | '‘' | '«' | '<' | '*' | ',' | ';' | ':' | '!' | '?')
+}
+
+/// One word: text between white space, or between the quotes of compact
+/// JSON (a tool's output, `{"order":"NW-48213","total":"$19.00"}`, has no
+/// space at all, and its quotes may be escaped), without the punctuation
+/// around it that no detail ends or starts with. A run of a script that
+/// writes no spaces (CJK) is a word of its own, which no detail starts
+/// with, so `注文番号はNW-48213です` holds the word `NW-48213`, and a detail of
+/// several words never reaches across one; a unit right after a digit is
+/// part of the number's word (`2026年3月3日`, `12,800円`).
+fn words(text: &str) -> Vec<&str> {
+    let closing = |c: char| {
+        matches!(
+            c,
+            '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '»' | '>' | '*' | '\\'
+        )
+    };
+    let mut words = Vec::new();
+    // Where the current word starts, and whether it is a CJK run.
+    let mut current: Option<(usize, bool)> = None;
+    let mut previous = ' ';
+    for (at, c) in text.char_indices() {
+        let kind = match c {
+            _ if c.is_whitespace() || c == '"' => None,
+            _ if is_cjk(c) && !(is_number_unit(c) && previous.is_ascii_digit()) => Some(true),
+            _ => Some(false),
+        };
+        if let Some((from, cjk)) = current {
+            if kind != Some(cjk) {
+                words.push(&text[from..at]);
+                current = None;
+            }
+        }
+        if current.is_none() {
+            current = kind.map(|cjk| (at, cjk));
+        }
+        previous = c;
+    }
+    if let Some((from, _)) = current {
+        words.push(&text[from..]);
+    }
+    words
+        .into_iter()
+        .map(|word| word.trim_start_matches(is_opening).trim_end_matches(closing))
+        .filter(|word| !word.is_empty())
+        .collect()
+}
+
+/// Every detail in `text`, in order (a detail may repeat), each as written
+/// there.
+pub fn find(text: &str) -> Vec<&str> {
+    let read = Read::of(text);
+    detect(&read.text).into_iter().map(|detail| read.as_written(detail)).collect()
+}
+
+/// Every detail in `text` as the audit reads it (narrow, [`Read::of`]).
+pub(super) fn detect(text: &str) -> Vec<&str> {
+    let words = words(text);
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < words.len() {
+        let (detail, used) = detail_at(text, &words, at);
+        match detail {
+            Some(detail) => {
+                found.push(detail);
+                at += used;
+            }
+            None => at += 1,
+        }
+    }
+    found
+}
+
+/// The detail that starts at `words[at]`, and how many words it spans.
+/// `words` are slices of `text`, so a detail of several words is the text
+/// from the first to the last, as written.
+fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str>, usize) {
+    let word = words[at];
+    if word.starts_with(is_cjk) {
+        return (None, 1);
+    }
+    let next = words.get(at + 1).copied().unwrap_or("");
+    // The lists are in lower case.
+    let is = |word: &str, list: &[&str]| list.iter().any(|known| same_word(known, word));
+    let starts = |prefix: &str| word.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix));
+    let offset = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize;
+    let joined = |count: usize| {
+        let last = words[at + count - 1];
+        text.get(offset(word)..offset(last) + last.len()).unwrap_or(word)
+    };
+    // Most words are prose: with no digit and none of the marks a detail
+    // carries, only a month's name before a day or a currency's name before
+    // an amount can start one, so nothing else is tried on them. Every fold
+    // runs the audit, the first one within a serverless cold start, whose
+    // first fold this keeps about a tenth shorter (README, "Cold start"). A
+    // detector for a detail with no digit and no mark must be tried above it.
+    let marked = word.bytes().any(|b| b.is_ascii_digit() || b"@/\\#%".contains(&b))
+        || word.starts_with(is_currency_sign)
+        || word.ends_with(is_currency_sign)
+        || starts("www.");
+    if !marked {
+        if next.starts_with(|c: char| c.is_ascii_digit()) {
+            if let Some(count) = date_words(words, at) {
+                return (Some(joined(count)), count);
+            }
+            if let Some(count) = amount_words(words, at + 1).filter(|_| is_currency_word(word)) {
+                return (Some(joined(1 + count)), 1 + count);
+            }
+        }
+        return (None, 1);
+    }
+    if starts("http://") || starts("https://") || (starts("www.") && word.len() > 6) {
+        return (Some(word), 1);
+    }
+    if is_email(word) {
+        return (Some(word), 1);
+    }
+    // Before a phone number: `1 234 567 €` is an amount, not seven digits.
+    if let Some(count) = amount_words(words, at) {
+        if words.get(at + count).is_some_and(|after| is_currency_word(after)) {
+            return (Some(joined(count + 1)), count + 1);
+        }
+    }
+    if let Some(count) = phone_words(words, at) {
+        return (Some(joined(count)), count);
+    }
+    if is_date_numeric(word) {
+        return (Some(word), 1);
+    }
+    if is_path(word) {
+        return (Some(word), 1);
+    }
+    let symbol = word.starts_with(is_currency_sign) || word.ends_with(is_currency_sign);
+    let word_sign = WORD_SIGNS.iter().find_map(|(sign, _)| word.strip_prefix(sign));
+    if (symbol && is_amount(word.trim_matches(is_currency_sign))) || word_sign.is_some_and(is_amount) {
+        return (Some(word), 1);
+    }
+    if let Some(count) = amount_words(words, at + 1).filter(|_| is_currency_word(word)) {
+        return (Some(joined(1 + count)), 1 + count);
+    }
+    if let Some(number) = word.strip_suffix('%') {
+        if is_amount(number) {
+            return (Some(word), 1);
+        }
+    }
+    // `15 %`, as French, German and Russian write it; `# 48213`, as a
+    // number sign read as `#` (`№ 48213`, `n° 48213`) is written.
+    if (is_amount(word) && next == "%") || (word == "#" && (is_amount(next) || is_id(next))) {
+        return (Some(joined(2)), 2);
+    }
+    if let Some(count) = korean_date_or_time(words, at) {
+        return (Some(joined(count)), count);
+    }
+    let per_cent =
+        next.eq_ignore_ascii_case("per") && words.get(at + 2).is_some_and(|w| w.eq_ignore_ascii_case("cent"));
+    if is_amount(word) && next.eq_ignore_ascii_case("percent") {
+        return (Some(joined(2)), 2);
+    }
+    if is_amount(word) && per_cent {
+        return (Some(joined(3)), 3);
+    }
+    if let Some(count) = time_words(words, at) {
+        return (Some(joined(count)), count);
+    }
+    if let Some(count) = date_words(words, at) {
+        return (Some(joined(count)), count);
+    }
+    if is_amount(word) && is(next, UNITS) {
+        return (Some(joined(2)), 2);
+    }
+    if let Some(split) = word.find(|c: char| !c.is_ascii_digit() && c != '.' && c != ',') {
+        let (number, unit) = word.split_at(split);
+        if !number.is_empty() && is_amount(number) && is(unit, UNITS) {
+            return (Some(word), 1);
+        }
+    }
+    if is_id(word) {
+        return (Some(word), 1);
+    }
+    (None, 1)
+}
+
+/// The amount at `words[at]` and how many words it takes: one, or with a
+/// space as the thousands separator (`4 990`, `1 234,56`) a short first
+/// group and groups of three digits, the last of which may hold the
+/// fraction. Only an amount with a currency next to it is read across
+/// words: a space between bare numbers separates them as often.
+fn amount_words(words: &[&str], at: usize) -> Option<usize> {
+    let first = words.get(at).filter(|word| is_amount(word))?;
+    let mut count = 1;
+    if first.len() <= 3 && first.bytes().all(|b| b.is_ascii_digit()) {
+        while let Some(group) = words.get(at + count) {
+            let (digits, fraction) = group.split_at(group.bytes().take_while(u8::is_ascii_digit).count());
+            let decimal = |f: &str| {
+                (2..=3).contains(&f.len()) && f.starts_with([',', '.']) && f[1..].bytes().all(|b| b.is_ascii_digit())
+            };
+            if digits.len() != 3 || !(fraction.is_empty() || decimal(fraction)) {
+                break;
+            }
+            count += 1;
+            if !fraction.is_empty() {
+                break;
+            }
+        }
+    }
+    Some(count)
+}
+
+/// `3월 3일`, `2026년 3월 3일`, `15시 30분`: Korean writes a date's and a
+/// time's parts as words of their own (written together, as in `3월3일`, or
+/// in Japanese and Chinese, `2026年3月3日`, they are one word, an id).
+fn korean_date_or_time(words: &[&str], at: usize) -> Option<usize> {
+    let word = |offset: usize| words.get(at + offset).copied().unwrap_or("");
+    let part = |offset: usize, unit: char, digits: usize| {
+        word(offset)
+            .strip_suffix(unit)
+            .is_some_and(|n| (1..=digits).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if part(0, '년', 4) && part(1, '월', 2) {
+        return Some(if part(2, '일', 2) { 3 } else { 2 });
+    }
+    ((part(0, '월', 2) && part(1, '일', 2)) || (part(0, '시', 2) && part(1, '분', 2))).then_some(2)
+}
+
+/// `42`, `1,299`, `42.50`, `1.299,00`: digits with separators between them.
+fn is_amount(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    !bytes.is_empty()
+        && bytes[0].is_ascii_digit()
+        && bytes[bytes.len() - 1].is_ascii_digit()
+        && bytes.iter().all(|b| b.is_ascii_digit() || *b == b'.' || *b == b',')
+        && !word.contains("..")
+        && !word.contains(",,")
+}
+
+fn is_email(word: &str) -> bool {
+    let Some((local, domain)) = word.split_once('@') else { return false };
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && tld.len() >= 2
+        && tld.chars().all(|c| c.is_ascii_alphabetic())
+}
+
+/// `2026-03-14`, `3/14/2026`, `14.03.2026`.
+fn is_date_numeric(word: &str) -> bool {
+    let number = |part: &str| !part.is_empty() && part.len() <= 4 && part.bytes().all(|b| b.is_ascii_digit());
+    ['-', '/', '.'].into_iter().any(|separator| {
+        let mut parts = word.split(separator);
+        let (Some(a), Some(b), Some(c), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        let long = [a, b, c].iter().filter(|p| p.len() == 4).count();
+        let year_at_an_end = a.len() == 4 || c.len() == 4 || c.len() == 2;
+        number(a) && number(b) && number(c) && long <= 1 && year_at_an_end && (separator != '.' || long == 1)
+    })
+}
+
+/// `/var/log/app.log`, `./src/main.rs`, `~/notes.txt`, `C:\Users\dana`, `src/lib.rs`.
+fn is_path(word: &str) -> bool {
+    let rooted = ["/", "./", "../", "~/"].iter().any(|root| word.starts_with(root)) && word.len() > 2;
+    let windows = word.len() > 3
+        && word.as_bytes()[1] == b':'
+        && word.as_bytes()[2] == b'\\'
+        && word.as_bytes()[0].is_ascii_alphabetic();
+    let relative = word.contains('/')
+        && word.rsplit('/').next().is_some_and(|file| file.contains('.') && !file.ends_with('.'))
+        && word.split('/').all(|part| !part.is_empty());
+    let letters = word.chars().any(char::is_alphabetic);
+    letters && (rooted || windows || relative)
+}
+
+/// A phone number, which may span words: `+1 (555) 123-4567`,
+/// `555-123-4567`, `+49 30 1234567`. Seven to fifteen digits, written with a
+/// `+` or with separators (a bare run of digits is an order number as often).
+fn phone_words(words: &[&str], at: usize) -> Option<usize> {
+    let first = words[at];
+    if !first.starts_with(['+', '(']) && !first.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let phone_like =
+        |word: &str| word.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'(' | b')' | b'-' | b'.'));
+    let mut digits = 0;
+    let mut count = 0;
+    let mut separated = false;
+    while let Some(word) = words.get(at + count).filter(|word| phone_like(word)) {
+        let word_digits = word.bytes().filter(u8::is_ascii_digit).count();
+        if word_digits == 0 || digits + word_digits > 15 {
+            break;
+        }
+        separated |= count > 0 || word.contains(['-', '(', ')', '.']) || word.starts_with('+');
+        digits += word_digits;
+        count += 1;
+    }
+    let dotted_decimal = count == 1 && first.matches('.').count() == 1;
+    (digits >= 7 && separated && !dotted_decimal && !is_amount_with_commas(first, count)).then_some(count)
+}
+
+/// `1,234,567`: a number, not a phone.
+fn is_amount_with_commas(first: &str, count: usize) -> bool {
+    count == 1 && first.contains(',') && is_amount(first)
+}
+
+/// `14:30`, `9:05:10`, `5pm`, `5 pm`, `14:30 UTC`.
+fn time_words(words: &[&str], at: usize) -> Option<usize> {
+    let word = words[at];
+    let meridiem = |w: &str| {
+        let w = w.trim_end_matches('.');
+        ["am", "pm", "a.m", "p.m"].iter().any(|m| m.eq_ignore_ascii_case(w))
+    };
+    let clock = |w: &str| {
+        let mut parts = w.split(':');
+        let hour = parts.next().unwrap_or("");
+        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        let mut minutes = 0;
+        for part in parts.by_ref() {
+            if part.len() != 2 || !digits(part) {
+                return false;
+            }
+            minutes += 1;
+        }
+        hour.len() <= 2 && digits(hour) && (1..=2).contains(&minutes)
+    };
+    let hour = |w: &str| !w.is_empty() && w.len() <= 2 && w.bytes().all(|b| b.is_ascii_digit());
+    let next = words.get(at + 1).copied().unwrap_or("");
+    if clock(word) {
+        return Some(if meridiem(next) { 2 } else { 1 });
+    }
+    if let Some((number, suffix)) =
+        word.len().checked_sub(2).and_then(|split| Some((word.get(..split)?, word.get(split..)?)))
+    {
+        if (suffix.eq_ignore_ascii_case("am") || suffix.eq_ignore_ascii_case("pm")) && (hour(number) || clock(number)) {
+            return Some(1);
+        }
+    }
+    (hour(word) && meridiem(next)).then_some(2)
+}
+
+/// `March 14`, `March 14th, 2026`, `14 March 2026`, `Mar. 3`, `3 mars
+/// 2026`, `3. März`, `3 марта 2026`, `3 de marzo de 2026`: a month's name
+/// with a day (a month alone, or `may` alone, is no detail).
+fn date_words(words: &[&str], at: usize) -> Option<usize> {
+    let month = |w: &str| {
+        let w = w.trim_end_matches('.');
+        MONTHS.iter().any(|m| same_word(m, w))
+    };
+    let day = |w: &str| {
+        let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let suffix = &w[digits.len()..];
+        let value = (digits.len() <= 2)
+            .then(|| digits.bytes().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0'))))
+            .flatten();
+        !digits.is_empty()
+            && digits.len() <= 2
+            && (suffix.is_empty() || is_ordinal_suffix(suffix))
+            && value.is_some_and(|n| (1..=31).contains(&n))
+    };
+    let year = |w: &str| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit());
+    let next = words.get(at + 1).copied().unwrap_or("");
+    let after = words.get(at + 2).copied().unwrap_or("");
+    if month(words[at]) && day(next) {
+        return Some(if year(after) { 3 } else { 2 });
+    }
+    if day(words[at]) && month(next) {
+        return Some(if year(after) { 3 } else { 2 });
+    }
+    // Spanish and Portuguese: `3 de marzo`, `3 de março de 2026`.
+    let of = |offset: usize| words.get(at + offset).is_some_and(|w| *w == "de");
+    let word = |offset: usize| words.get(at + offset).copied().unwrap_or("");
+    if day(words[at]) && of(1) && month(word(2)) {
+        return Some(if of(3) && year(word(4)) { 5 } else { 3 });
+    }
+    None
+}
+
+/// An id: letters and digits mixed (`CS-20931`, `RMA-7731`, `A1B2C3`), or
+/// `#` and digits (`#4512`, `#NW-48213`), and so the CJK dates, times and
+/// quantities written as one word (`2026年3月3日`, `15時30分`, `3日`). Not an
+/// ordinal (`3rd`) or an English quantity.
+fn is_id(word: &str) -> bool {
+    let body = word.strip_prefix('#').unwrap_or(word);
+    let digits = body.chars().any(|c| c.is_ascii_digit());
+    let letters = body.chars().any(|c| c.is_alphabetic());
+    let id_chars = body.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'));
+    let ordinal = {
+        let number = body.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let suffix = &body[number.len()..];
+        !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && is_ordinal_suffix(suffix)
+    };
+    // A number and a CJK unit is a quantity, a date or a time however short
+    // (`3日`, `2年`, `15分`), as `2 years` is in English.
+    let long_enough = body.chars().count() >= 3 || body.ends_with(is_number_unit);
+    id_chars && digits && !ordinal && (word.starts_with('#') || (letters && long_enough))
+}

@@ -1,0 +1,290 @@
+//! The visit's steps over a host that records every call into user code,
+//! as one stage's visits share it: the flights, the latch, the warning.
+
+use std::cell::{Cell, RefCell};
+use std::future::{poll_fn, ready};
+use std::task::{Context, Poll, Waker};
+
+use super::*;
+use crate::core::config::Shape;
+use crate::core::decision::NEW_SUMMARY_SLOT;
+
+/// What the summarizer answers: a text, a failure, or (while the cell is
+/// empty) nothing yet.
+#[derive(Clone)]
+enum Reply {
+    Text(String),
+    Fails(&'static str),
+    Later(Rc<RefCell<Option<String>>>),
+}
+
+/// One stage's state between visits, and every call its visits made.
+#[derive(Default)]
+struct Stage {
+    flights: Flights<CallOutcome<String>>,
+    latched: RefCell<Vec<String>>,
+    warned: Cell<bool>,
+    claims_noted: Cell<bool>,
+    /// What `putIfVersion` answers; None for a store without one.
+    claim_applies: Option<bool>,
+    calls: RefCell<Vec<String>>,
+}
+
+impl Stage {
+    fn log(&self, call: String) {
+        self.calls.borrow_mut().push(call);
+    }
+
+    fn calls(&self) -> Vec<String> {
+        self.calls.borrow().clone()
+    }
+}
+
+struct Mock {
+    stage: Rc<Stage>,
+    config: StageConfig,
+    facts: Vec<EntryFacts>,
+    ids: Vec<String>,
+    reply: Reply,
+}
+
+enum Call {
+    Summarizer(Reply),
+    ClaimWrite(bool),
+}
+
+impl Host for Mock {
+    type Entry = String;
+    type Text = String;
+    type Call = Call;
+    type Writer = ();
+    type Delivered = Outcome<String>;
+
+    fn config(&self) -> &StageConfig {
+        &self.config
+    }
+    fn loaded_len(&self) -> usize {
+        self.facts.len()
+    }
+    fn facts(&self) -> &[EntryFacts] {
+        &self.facts
+    }
+    fn id_text(&self, index: usize) -> &str {
+        &self.ids[index]
+    }
+    fn count_tokens(&mut self) -> Result<(), InvalidSpot> {
+        Ok(())
+    }
+    fn keep_span(&mut self, _span: &[usize]) {}
+    fn latched(&self, key: &str) -> bool {
+        self.stage.latched.borrow().iter().any(|latched| latched == key)
+    }
+    fn latch(&self, key: &str) {
+        self.stage.latched.borrow_mut().push(key.to_owned());
+    }
+    fn stage_id(&self) -> f64 {
+        1.0
+    }
+    fn with_flights<R>(&self, use_them: impl FnOnce(&Flights<CallOutcome<String>>) -> R) -> R {
+        use_them(&self.stage.flights)
+    }
+    fn published(&self, flight: &Flight<String>) -> impl Future<Output = Option<CallOutcome<String>>> {
+        flight.outcome(None::<std::future::Pending<()>>)
+    }
+    fn warn_once(&self, message: impl FnOnce() -> String) {
+        if !self.stage.warned.replace(true) {
+            self.stage.log(format!("warn: {}", message()));
+        }
+    }
+    fn first_claims_note(&self) -> bool {
+        !self.stage.claims_noted.replace(true)
+    }
+    fn configured_clock(&self) -> Option<Result<f64, String>> {
+        None
+    }
+    fn wall_clock(&self) -> f64 {
+        1_000.0
+    }
+    fn random(&self) -> f64 {
+        0.5
+    }
+    fn start_summarizer(&self, span: &[usize]) -> Result<Call, &'static str> {
+        self.stage.log(format!("summarize {span:?}"));
+        Ok(Call::Summarizer(self.reply.clone()))
+    }
+    async fn summary(&self, call: Call) -> Result<Answer<String>, String> {
+        let Call::Summarizer(reply) = call else { panic!("not a summarizer call") };
+        let text = match reply {
+            Reply::Text(text) => text,
+            Reply::Fails(cause) => return Err(cause.to_owned()),
+            Reply::Later(cell) => poll_fn(|_| cell.borrow().clone().map_or(Poll::Pending, Poll::Ready)).await,
+        };
+        Ok(Answer { copy: text.clone(), text, usage: None })
+    }
+    fn claim_writer(&self) -> Result<Option<()>, String> {
+        Ok(self.stage.claim_applies.map(drop))
+    }
+    fn start_claim_write(&self, _: &Candidate, claim: &HeldClaim<()>, _ttl: f64, expected_version: f64) -> Call {
+        self.stage.log(format!("putIfVersion {} over {expected_version}", claim.id));
+        Call::ClaimWrite(self.stage.claim_applies.unwrap_or(false))
+    }
+    fn claim_written(&self, call: Call) -> impl Future<Output = Result<ConditionalWrite, String>> {
+        let Call::ClaimWrite(applied) = call else { panic!("not a claim write") };
+        ready(Ok(ConditionalWrite { applied, current_version: None }))
+    }
+    fn detach(&self, _call: Call) {
+        self.stage.log("detached".to_owned());
+    }
+    fn span_texts(&self, span: &[usize]) -> Vec<String> {
+        span.iter().map(|&index| "m".repeat(self.facts[index].content_units)).collect()
+    }
+    fn summary_content(&self, label: &str, text: String, pinned: &str) -> String {
+        format!("{label}{text}{pinned}")
+    }
+    fn count_summary_tokens(&self, _content: &String) -> Result<f64, String> {
+        Ok(1.0)
+    }
+    fn summary_entry(
+        &self,
+        candidate: &Candidate,
+        _: &[usize],
+        _: String,
+        _: f64,
+        _: Option<&str>,
+        _: &Audit,
+    ) -> String {
+        candidate.summary_id()
+    }
+    fn has_store(&self) -> bool {
+        true
+    }
+    fn put(&self, entry: &String) -> impl Future<Output = Result<(), String>> {
+        self.stage.log(format!("put {entry}"));
+        ready(Ok(()))
+    }
+    fn deliver(&self, outcome: Outcome<String>) -> Outcome<String> {
+        outcome
+    }
+}
+
+/// Six turns of one entry each, 400 units apiece: the first five fold,
+/// the last stays verbatim.
+fn visit_of(stage: &Rc<Stage>, identity: Option<&str>, reply: Reply) -> Running {
+    let mut config = StageConfig::new(Shape::Callback);
+    (config.trigger_min_entries, config.preserve_recent) = (4, 1);
+    if stage.claim_applies.is_some() {
+        config.claim_lease_ms = Some(60_000.0);
+    }
+    let facts = (1..=6).map(|turn| EntryFacts { turn: Some(turn as f64), content_units: 400, ..Default::default() });
+    let ids = (1..=6).map(|turn| format!("msg-{turn}")).collect();
+    let mock = Mock { stage: stage.clone(), config, facts: facts.collect(), ids, reply };
+    match visit(mock, Ok(identity.map(str::to_owned))) {
+        Visited::Now(outcome) => Box::pin(ready(outcome)),
+        Visited::Later(future) => future,
+    }
+}
+
+/// A visit, whether it settled at once or not.
+type Running = Pin<Box<dyn Future<Output = Outcome<String>>>>;
+
+fn poll(visit: &mut Running) -> Option<Outcome<String>> {
+    match visit.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(outcome) => Some(outcome),
+        Poll::Pending => None,
+    }
+}
+
+fn settled(mut visit: Running) -> Outcome<String> {
+    poll(&mut visit).expect("the visit settles without waiting")
+}
+
+fn reason(outcome: &Outcome<String>) -> &str {
+    &outcome.settled.event.as_ref().expect("an event").reason
+}
+
+const UNCHANGED: [u32; 6] = [0, 1, 2, 3, 4, 5];
+
+#[test]
+fn a_fold_makes_one_call_writes_the_summary_and_keeps_the_tail() {
+    let stage = Rc::new(Stage::default());
+    let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
+    assert_eq!(outcome.settled.recall, [NEW_SUMMARY_SLOT, 5]);
+    assert_eq!(outcome.new_summary.as_deref(), Some("msg-summary-1-5"));
+    assert_eq!(stage.calls(), ["summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"]);
+}
+
+#[test]
+fn runs_over_one_conversations_span_share_its_one_call() {
+    let stage = Rc::new(Stage::default());
+    let answer = Rc::new(RefCell::new(None));
+    let mut leader = visit_of(&stage, Some("alice"), Reply::Later(answer.clone()));
+    let mut follower = visit_of(&stage, Some("alice"), Reply::Later(answer.clone()));
+    assert!(poll(&mut leader).is_none() && poll(&mut follower).is_none());
+    *answer.borrow_mut() = Some("short".to_owned());
+    let led = poll(&mut leader).expect("the leader folds once answered");
+    let followed = poll(&mut follower).expect("the follower settles from the leader's outcome");
+    assert_eq!(
+        (led.settled.recall, followed.settled.recall.clone()),
+        (vec![NEW_SUMMARY_SLOT, 5], vec![NEW_SUMMARY_SLOT, 5])
+    );
+    assert!(reason(&followed).contains("coalesced"), "{}", reason(&followed));
+    assert_eq!(stage.calls(), ["summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"]);
+}
+
+#[test]
+fn another_conversation_or_one_without_a_key_makes_its_own_call() {
+    let stage = Rc::new(Stage::default());
+    let answer = Rc::new(RefCell::new(None));
+    let mut visits: Vec<_> = [Some("alice"), Some("bob"), None, None]
+        .into_iter()
+        .map(|identity| visit_of(&stage, identity, Reply::Later(answer.clone())))
+        .collect();
+    visits.iter_mut().for_each(|visit| assert!(poll(visit).is_none()));
+    assert_eq!(stage.calls().len(), 4, "{:?}", stage.calls());
+}
+
+#[test]
+fn a_span_another_process_claimed_makes_no_call_and_stays_verbatim() {
+    let stage = Rc::new(Stage { claim_applies: Some(false), ..Stage::default() });
+    let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
+    assert_eq!(outcome.settled.recall, UNCHANGED);
+    assert!(reason(&outcome).starts_with("summarized-elsewhere"), "{}", reason(&outcome));
+    assert_eq!(stage.calls(), ["putIfVersion msg-summary-claim-1-5 over 0"]);
+}
+
+#[test]
+fn with_claims_the_call_is_made_once_the_claim_is_held() {
+    let stage = Rc::new(Stage { claim_applies: Some(true), ..Stage::default() });
+    let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
+    assert_eq!(outcome.settled.recall, [NEW_SUMMARY_SLOT, 5]);
+    let calls = ["putIfVersion msg-summary-claim-1-5 over 0", "summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"];
+    assert_eq!(stage.calls(), calls);
+}
+
+#[test]
+fn a_failed_call_is_asked_again_next_turn_and_warns_once() {
+    let stage = Rc::new(Stage::default());
+    for _ in 0..2 {
+        let outcome = settled(visit_of(&stage, Some("alice"), Reply::Fails("boom")));
+        assert_eq!(outcome.settled.recall, UNCHANGED);
+        assert!(reason(&outcome).contains("summarizer-failed"), "{}", reason(&outcome));
+    }
+    let calls = stage.calls();
+    assert_eq!(calls.iter().filter(|call| call.starts_with("summarize")).count(), 2, "{calls:?}");
+    assert_eq!(calls.iter().filter(|call| call.starts_with("warn: ")).count(), 1, "{calls:?}");
+}
+
+#[test]
+fn a_summary_that_is_not_smaller_latches_its_conversations_span_only() {
+    let stage = Rc::new(Stage::default());
+    let long = Reply::Text("x".repeat(5_000));
+    let refused = settled(visit_of(&stage, Some("alice"), long.clone()));
+    assert!(reason(&refused).contains("replacement-not-smaller"), "{}", reason(&refused));
+    let again = settled(visit_of(&stage, Some("alice"), long.clone()));
+    assert!(reason(&again).contains("not re-asked"), "{}", reason(&again));
+    settled(visit_of(&stage, Some("bob"), long.clone()));
+    settled(visit_of(&stage, None, long.clone()));
+    settled(visit_of(&stage, None, long));
+    let asked = stage.calls().iter().filter(|call| call.starts_with("summarize")).count();
+    assert_eq!(asked, 4, "alice once, bob once, and each run without a key: {:?}", stage.calls());
+}
