@@ -66,11 +66,11 @@ run wasm-chromium count_rust wasm-pack test --headless --chrome -- --test browse
 FPS_TARBALL="$(bash scripts/pack.sh | tail -1)"
 export FPS_TARBALL
 run js count_node node --test --test-reporter=tap tests/js/
-run bench-quick count_bench node scripts/bench.mjs --quick
-run bench-fleet-quick count_fleet_bench node scripts/bench-fleet.mjs --quick
+run bench-quick count_bench node bench/bench.mjs --quick
+run bench-fleet-quick count_fleet_bench node bench/fleet.mjs --quick
 # 300,000 recalls on one stage: a leak of a few bytes a visit shows (one did,
 # a JsFuture on a promise that never settled).
-run soak-quick count_soak node scripts/soak.mjs --runs 300000 --conversations 3000
+run soak-quick count_soak node bench/soak.mjs --runs 300000 --conversations 3000
 
 echo
 printf '%-16s %8s %8s\n' harness passed failed

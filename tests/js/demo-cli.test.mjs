@@ -1,4 +1,4 @@
-// The demo CLI (scripts/demo/cli.mjs) end to end, as separate node processes
+// The demo CLI (examples/demo/cli.mjs) end to end, as separate node processes
 // on temporary SQLite files: the per-turn lines and the closing table, the
 // --json records, a second process continuing the conversation without paying
 // again for spans folded by the first, what the database file holds, and
@@ -15,10 +15,10 @@ import { fileURLToPath } from 'node:url';
 
 import Database from 'better-sqlite3';
 
-import { turnMessages } from '../../scripts/demo/conversation.mjs';
-import { openSqliteStore } from '../../scripts/demo/sqlite-store.mjs';
-import { contentTokens, messageEntryId, selectRecent } from '../../scripts/lib/memory-pipeline.mjs';
-import { jsonRecords, runDemoCli } from '../../scripts/lib/run-node.mjs';
+import { turnMessages } from '../../examples/demo/conversation.mjs';
+import { openSqliteStore } from '../../examples/demo/sqlite-store.mjs';
+import { contentTokens, messageEntryId, selectRecent } from '../support/memory-pipeline.mjs';
+import { jsonRecords, runDemoCli } from '../support/run-node.mjs';
 import { startStub } from './lib/openai-stub.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,7 +26,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // baseline of turn t is the min(48, 2·(t−1)) newest original messages.
 const LOAD_LIMIT = 48;
 const IDENTITY_KEY = JSON.stringify(['northwind-home', 'maya.okafor', 'support-case-CS-20931']);
-const PLAYGROUND_LINE = 'Open the playground: node scripts/serve-www.mjs  →  http://127.0.0.1:8787/www/';
+const PLAYGROUND_LINE = 'Open the playground: node examples/serve-www.mjs  →  http://127.0.0.1:8787/www/';
 const SUMMARY_KEY_ORDER = ['id', 'value', 'metadata', 'version', 'createdAt', 'updatedAt', 'lastAccessedAt', 'accessCount', 'tier', 'source'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'fps-demo-cli-'));
@@ -603,7 +603,7 @@ test('--keep-details: every fold says what its summary kept, and the line keeps 
 });
 
 test('--tokens: the stage and the picker count o200k_base tokens; each turn shows the tokens sent and saved', { timeout: 120_000 }, async () => {
-  const { o200kTokens } = await import('../../scripts/lib/tokens.mjs');
+  const { o200kTokens } = await import('../support/tokens.mjs');
   const tokensOf = (entries) => contentTokens(entries, o200kTokens);
   const dbPath = freshDbPath();
   const { stdout, stderr } = await runOk(['--json', '--turns', '40', '--tokens', '--db', dbPath]);

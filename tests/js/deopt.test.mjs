@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { runNode } from '../../scripts/lib/run-node.mjs';
+import { runNode } from '../support/run-node.mjs';
 import { pinnedNodes } from './lib/runtimes.mjs';
 import { repoRoot } from './lib/scratch.mjs';
 

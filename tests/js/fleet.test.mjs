@@ -12,15 +12,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { turnMessages } from '../../scripts/demo/conversation.mjs';
-import { playTurn, startWorker, stopWorkers } from '../../scripts/demo/fleet.mjs';
-import { IDENTITY, openStore, resetStore } from '../../scripts/demo/setup.mjs';
-import { isClaimEntry, isSummaryEntry, messageEntry } from '../../scripts/lib/memory-pipeline.mjs';
-import { hashKey } from '../../scripts/lib/redis-store.mjs';
+import { turnMessages } from '../../examples/demo/conversation.mjs';
+import { playTurn, startWorker, stopWorkers } from '../../examples/demo/fleet.mjs';
+import { IDENTITY, openStore, resetStore } from '../../examples/demo/setup.mjs';
+import { isClaimEntry, isSummaryEntry, messageEntry } from '../support/memory-pipeline.mjs';
+import { hashKey } from '../support/redis-store.mjs';
 import { createClient } from 'redis';
 import { answer, spanOf, startStub } from './lib/openai-stub.mjs';
-import { startRedis } from '../../scripts/lib/redis-server.mjs';
-import { jsonRecords, runDemoCli as runCli } from '../../scripts/lib/run-node.mjs';
+import { startRedis } from '../support/redis-server.mjs';
+import { jsonRecords, runDemoCli as runCli } from '../support/run-node.mjs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'fps-fleet-'));
 let redis;

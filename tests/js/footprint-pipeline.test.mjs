@@ -23,7 +23,7 @@ import {
   messageEntryId,
   pickWithinBudget,
   runMemoryTurn,
-} from '../../scripts/lib/memory-pipeline.mjs';
+} from '../support/memory-pipeline.mjs';
 import { packageAndFootprint } from './lib/scratch.mjs';
 
 const TURNS = 40;
@@ -420,12 +420,12 @@ test('pickWithinBudget keeps every summary first, then the newest verbatim entri
 
 // How far back recall reached on each of the 31 turns with the route as it
 // was written before the floor and the foreseeable refusal (`node
-// scripts/bench.mjs --sections route` at eee5e1c): 12 paid calls, 7 of them
+// bench/bench.mjs --sections route` at eee5e1c): 12 paid calls, 7 of them
 // refused as not smaller. Turn 1 recalls nothing.
 const ROUTE_REACH_BEFORE = [Infinity, ...Array(20).fill(1), 3, 3, 3, 6, 6, 6, 6, 10, 10, 10];
 
 test("the npm README's Agent route pays only for calls that fold, reaches back as far as before, and reports tokens", async () => {
-  const { runReadmeRoute, ROUTE } = await import('../../scripts/bench/readme-route.mjs');
+  const { runReadmeRoute, ROUTE } = await import('../../bench/readme-route.mjs');
   assert.equal(ROUTE_REACH_BEFORE.length, ROUTE.turns);
   const route = await runReadmeRoute({ pkg, footprint });
   assert.deepEqual(route.refused, [], 'no paid call ends replacement-not-smaller');

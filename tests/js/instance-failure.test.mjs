@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { makeStage, useEntryPoints } from '../../src/bindings/glue.js';
-import { runNode } from '../../scripts/lib/run-node.mjs';
+import { runNode } from '../support/run-node.mjs';
 import { bun, deno, pinnedNodes } from './lib/runtimes.mjs';
 
 test('a failure inside the instance rejects that visit, every waiting one and every later one', async () => {

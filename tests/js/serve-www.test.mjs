@@ -1,4 +1,4 @@
-// scripts/serve-www.mjs: serves www/ and pkg/ with the right MIME types and
+// examples/serve-www.mjs: serves www/ and pkg/ with the right MIME types and
 // nothing outside them, whatever the request path tries.
 //
 //   node --test tests/js/serve-www.test.mjs
@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { createPlaygroundServer } from '../../scripts/serve-www.mjs';
+import { createPlaygroundServer } from '../../examples/serve-www.mjs';
 
 let root;
 let server;

@@ -14,9 +14,9 @@ import {
   createMonotonicClock,
   isSummaryEntry,
   runMemoryTurn,
-} from '../../scripts/lib/memory-pipeline.mjs';
+} from '../support/memory-pipeline.mjs';
 import { packageAndFootprint } from './lib/scratch.mjs';
-import { o200kTokens } from '../../scripts/lib/tokens.mjs';
+import { o200kTokens } from '../support/tokens.mjs';
 
 /** The counter the README shows, recording every text it is given. */
 const realCounter = () => mock.fn(o200kTokens);

@@ -84,7 +84,7 @@ let baseUrl;
 let browser;
 
 function startPlaygroundServer() {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts/serve-www.mjs'), '--port', '0'], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'examples/serve-www.mjs'), '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -446,7 +446,7 @@ test('each fold shows which exact details its summary kept and dropped, and keep
 });
 
 test('with gpt-tokenizer picked, recall, the savings and each fold are counted in o200k_base tokens', { timeout: 180_000 }, async () => {
-  const { o200kTokens } = await import('../../scripts/lib/tokens.mjs');
+  const { o200kTokens } = await import('../support/tokens.mjs');
   const tokens = (texts) => texts.reduce((sum, text) => sum + o200kTokens(text), 0);
   const { page, problems } = await openPlayground({ width: 1280, height: 800 });
   await setField(page, '#trigger-min-entries', SETTINGS.triggerMinEntries);

@@ -1,7 +1,7 @@
 // A static file server on 127.0.0.1 for browser tests: the playground's
-// server (scripts/serve-www.mjs, with its MIME types and path checks) over a
+// server (examples/serve-www.mjs, with its MIME types and path checks) over a
 // whole directory, on an ephemeral port.
-import { createPlaygroundServer } from '../../../scripts/serve-www.mjs';
+import { createPlaygroundServer } from '../../../examples/serve-www.mjs';
 
 /** Serves `root` on an ephemeral port. Resolves to `{ origin, close() }`. */
 export async function serveDirectory(root) {

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The demo: a scripted support conversation played turn by turn through a
 // footprintjs memory pipeline (LoadRecent → summarize → PickByBudget → Format →
-// WriteTurn, scripts/lib/memory-pipeline.mjs) with footprint-summarize as the
+// WriteTurn, tests/support/memory-pipeline.mjs) with footprint-summarize as the
 // summarize stage, on a SQLite file that survives between runs. `--help` says
 // what every number means.
 //
-// Usually started through `bash scripts/demo.sh`, which builds the package
+// Usually started through `bash examples/demo.sh`, which builds the package
 // first when it is missing or stale.
 
 import { existsSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { contentTokens, pickWithinBudget, runMemoryTurn } from '../lib/memory-pipeline.mjs';
+import { contentTokens, pickWithinBudget, runMemoryTurn } from '../../tests/support/memory-pipeline.mjs';
 import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
 import { runFleet } from './fleet.mjs';
 import {
@@ -31,9 +31,9 @@ import {
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DEFAULT_DB = 'target/demo/conversation.db'; // relative to the repository
-const PLAYGROUND_LINE = 'Open the playground: node scripts/serve-www.mjs  →  http://127.0.0.1:8787/www/';
+const PLAYGROUND_LINE = 'Open the playground: node examples/serve-www.mjs  →  http://127.0.0.1:8787/www/';
 
-const HELP = `Usage: bash scripts/demo.sh [options]     (or: node scripts/demo/cli.mjs [options])
+const HELP = `Usage: bash examples/demo.sh [options]     (or: node examples/demo/cli.mjs [options])
 
 Plays a scripted customer-support conversation (Maya Okafor and Sam from
 Northwind Home: refunds, order numbers, a new address on April 1, a switch
@@ -354,7 +354,7 @@ async function main(argv) {
     return 0;
   }
   if (!existsSync(PACKAGE_ENTRY)) {
-    process.stderr.write(`demo: ${PACKAGE_ENTRY} is missing — run bash scripts/demo.sh, which builds the package first\n`);
+    process.stderr.write(`demo: ${PACKAGE_ENTRY} is missing — run bash examples/demo.sh, which builds the package first\n`);
     return 1;
   }
   const pkg = await import(pathToFileURL(PACKAGE_ENTRY).href);

@@ -6,8 +6,8 @@
 // stage's own promises runs microtasks only), so finalizers never run and
 // nothing but ordinary garbage collection can free a stage.
 //
-//   node scripts/soak-per-request.mjs                  100,000 iterations
-//   node scripts/soak-per-request.mjs --runs 20000 --subject scripts/bench/reference-original.mjs
+//   node bench/soak-per-request.mjs                  100,000 iterations
+//   node bench/soak-per-request.mjs --runs 20000 --subject bench/reference-original.mjs
 //
 // It prints the JS heap and Wasm linear memory (after a forced full GC)
 // before the first iteration and after the last, and the mean time per
@@ -20,8 +20,8 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { watchWebAssembly } from './bench/wasm-probe.mjs';
-import { messageEntry } from './lib/memory-pipeline.mjs';
+import { watchWebAssembly } from './wasm-probe.mjs';
+import { messageEntry } from '../tests/support/memory-pipeline.mjs';
 
 const GROWTH_LIMIT = 5 * 1024 * 1024;
 const SLOWDOWN_LIMIT = 1.2;

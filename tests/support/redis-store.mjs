@@ -1,4 +1,4 @@
-// The memory store interface of scripts/lib/memory-pipeline.mjs on Redis,
+// The memory store interface of tests/support/memory-pipeline.mjs on Redis,
 // over the `redis` npm client, with agentfootprint's conditional write:
 //
 //   putIfVersion(identity, entry, expectedVersion) → { applied, currentVersion }

@@ -1,4 +1,4 @@
-// The "browser" section of scripts/bench.mjs: the two entries a page can
+// The "browser" section of bench/bench.mjs: the two entries a page can
 // import without a bundler, in headless Chromium with an empty cache each
 // time: dist/index.mjs (the Wasm inlined as base64) and dist/browser.mjs
 // (`footprint-summarize/browser`: the .wasm fetched beside it and compiled
@@ -10,10 +10,10 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../../tests/js/lib/chromium.mjs';
-import { serveDirectory } from '../../tests/js/lib/static-server.mjs';
+import { launchChromium } from '../tests/js/lib/chromium.mjs';
+import { serveDirectory } from '../tests/js/lib/static-server.mjs';
 
-const pkgDist = join(dirname(fileURLToPath(import.meta.url)), '../../pkg/dist');
+const pkgDist = join(dirname(fileURLToPath(import.meta.url)), '../pkg/dist');
 export const BROWSER_ENTRIES = ['index.mjs', 'browser.mjs'];
 
 const page = (entry) => `<!doctype html>

@@ -3,7 +3,7 @@
 // and a check that a run produced the outcome the case is named after.
 // Everything here is built OUTSIDE the timed region; the timed region only calls
 // `stage(scope)`.
-import { STRATEGY_EVENT as EVENT_TYPE, messageEntry } from '../lib/memory-pipeline.mjs';
+import { STRATEGY_EVENT as EVENT_TYPE, messageEntry } from '../tests/support/memory-pipeline.mjs';
 
 export const SIZES = [20, 200, 2000, 20000];
 export const SUMMARIZER_MODEL = 'bench-cheap-summarizer';

@@ -11,16 +11,16 @@ import { cpus, arch, platform } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadSummarizeApi } from './bench/load-api.mjs';
-import { compressedSizes } from './bench/sizes.mjs';
-import { CASES, SIZES, buildWorkloads } from './bench/workloads.mjs';
+import { loadSummarizeApi } from './load-api.mjs';
+import { compressedSizes } from './sizes.mjs';
+import { CASES, SIZES, buildWorkloads } from './workloads.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const benchDir = join(repoRoot, 'scripts', 'bench');
+const benchDir = join(repoRoot, 'bench');
 const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
 const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'route', 'browser', 'cold-start', 'size', 'memory'];
 
-const USAGE = `usage: node scripts/bench.mjs [options]
+const USAGE = `usage: node bench/bench.mjs [options]
   --subject PATH     module under test (default: pkg/dist/index.mjs)
   --baseline PATH    another module with the same API (ESM or CJS), run beside it
   --quick            CI mode: short budgets, 1,000 folds for memory, under 10 seconds
@@ -119,7 +119,7 @@ async function timeBatch(workload, api, size) {
  * How a section times recalls: its batch function, and the largest batch
  * and N it runs. Only the pipeline's ratios carry a target (the README's
  * "Benchmarks" section says why). The pipeline
- * section's (IN_PIPELINE, scripts/bench/pipeline.mjs) is loaded only when it
+ * section's (IN_PIPELINE, bench/pipeline.mjs) is loaded only when it
  * runs, so footprintjs is imported only then.
  */
 const PLAIN = { section: 'recall', timeBatch, maxBatch: 1000, maxN: Infinity };
@@ -627,10 +627,10 @@ async function main() {
   for (const module of modules) module.api = await loadSummarizeApi(module.path);
 
   const wants = (section) => options.sections.includes(section);
-  const inPipeline = wants('pipeline') ? (await import('./bench/pipeline.mjs')).IN_PIPELINE : null;
-  const longConversation = wants('long') ? await import('./bench/long-conversation.mjs') : null;
-  const readmeRoute = wants('route') ? await import('./bench/readme-route.mjs') : null;
-  const browserEntries = wants('browser') ? await import('./bench/browser-entries.mjs') : null;
+  const inPipeline = wants('pipeline') ? (await import('./pipeline.mjs')).IN_PIPELINE : null;
+  const longConversation = wants('long') ? await import('./long-conversation.mjs') : null;
+  const readmeRoute = wants('route') ? await import('./readme-route.mjs') : null;
+  const browserEntries = wants('browser') ? await import('./browser-entries.mjs') : null;
   const report = {
     meta: {
       mode: options.quick ? 'quick' : 'default',

@@ -1,4 +1,4 @@
-// The "long conversation" section of scripts/bench.mjs: 1,000 turns of a
+// The "long conversation" section of bench/bench.mjs: 1,000 turns of a
 // support conversation with facts planted at known turns, through a memory
 // pipeline as agentfootprint wires it (loadRecent → summarize → what is
 // sent), with the offline `extractive` summarizer. It measures what users
@@ -8,8 +8,8 @@
 // email, a phone number, a date, a time, a URL, a path, a percentage, a
 // quantity), and it survives when recall still holds it as written.
 
-import { contentTokens } from '../lib/memory-pipeline.mjs';
-import { o200kTokens } from '../lib/tokens.mjs';
+import { contentTokens } from '../tests/support/memory-pipeline.mjs';
+import { o200kTokens } from '../tests/support/tokens.mjs';
 
 export const LONG_SETTINGS = Object.freeze({ turns: 1000, window: 24, triggerMinEntries: 12, preserveRecent: 4, minFoldEntries: 4, maxChars: 600 });
 export const CHECKPOINTS = [100, 250, 500, 1000];

@@ -6,12 +6,12 @@ import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { STRATEGY_EVENT, createMemoryPipeline, createMonotonicClock, isSummaryEntry } from '../lib/memory-pipeline.mjs';
-import { openRedisStore } from '../lib/redis-store.mjs';
+import { STRATEGY_EVENT, createMemoryPipeline, createMonotonicClock, isSummaryEntry } from '../../tests/support/memory-pipeline.mjs';
+import { openRedisStore } from '../../tests/support/redis-store.mjs';
 import { openAiCompatibleProvider } from '../../www/openai-provider.js';
 import { openSqliteStore } from './sqlite-store.mjs';
 
-/** The built package the demo runs (bash scripts/demo.sh builds it when missing or stale). */
+/** The built package the demo runs (bash examples/demo.sh builds it when missing or stale). */
 export const PACKAGE_ENTRY = resolve(dirname(fileURLToPath(import.meta.url)), '../../pkg/dist/index.mjs');
 
 export const IDENTITY = Object.freeze({
@@ -42,7 +42,7 @@ export const SETTINGS = Object.freeze({
  * imported only then (its vocabulary takes a while to load).
  */
 export async function loadTokenCounter() {
-  return (await import('../lib/tokens.mjs')).o200kTokens;
+  return (await import('../../tests/support/tokens.mjs')).o200kTokens;
 }
 
 /**

@@ -9,9 +9,9 @@
 // Shared by the pipeline test (which holds the route to its figures) and the
 // bench's "route" section (which prints them beside other settings).
 
-import { createMemoryPipeline, createMemoryStore, createMonotonicClock, runMemoryTurn } from '../lib/memory-pipeline.mjs';
-import { o200kTokens } from '../lib/tokens.mjs';
-import { turnMessages } from '../demo/conversation.mjs';
+import { createMemoryPipeline, createMemoryStore, createMonotonicClock, runMemoryTurn } from '../tests/support/memory-pipeline.mjs';
+import { o200kTokens } from '../tests/support/tokens.mjs';
+import { turnMessages } from '../examples/demo/conversation.mjs';
 
 /** What the README's route sets, and the turns it was tried over (one turn, then 30 more). */
 export const ROUTE = Object.freeze({ loadCount: 40, triggerMinTokens: 2000, preserveRecentTokens: 500, maxSummaries: 1, turns: 31 });

@@ -4,9 +4,9 @@
 // modules, the real tokenizer the page can count tokens with. Loopback only,
 // no deps.
 //
-//   node scripts/serve-www.mjs              → http://127.0.0.1:8787/www/
-//   node scripts/serve-www.mjs --port 9000
-//   node scripts/serve-www.mjs --port 0     → a free port; the URL is printed
+//   node examples/serve-www.mjs              → http://127.0.0.1:8787/www/
+//   node examples/serve-www.mjs --port 9000
+//   node examples/serve-www.mjs --port 0     → a free port; the URL is printed
 //
 // Prints one line, `Playground: <url>`, once it is listening.
 // Importable too: `createPlaygroundServer(root, { directories })` serves

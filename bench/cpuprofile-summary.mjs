@@ -4,9 +4,9 @@
 // module's JavaScript (the glue) and WebAssembly, with the top functions.
 // GC samples carry no stack, so they are reported beside it, not attributed.
 //
-//   node --cpu-prof --cpu-prof-dir=test-output/prof scripts/bench.mjs \
+//   node --cpu-prof --cpu-prof-dir=test-output/prof bench/bench.mjs \
 //        --cases coverage --sizes 2000 --sections recall
-//   node scripts/bench/cpuprofile-summary.mjs test-output/prof/*.cpuprofile --module pkg/dist/index.mjs
+//   node bench/cpuprofile-summary.mjs test-output/prof/*.cpuprofile --module pkg/dist/index.mjs
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,7 @@ const { values, positionals } = parseArgs({
   options: { module: { type: 'string' }, top: { type: 'string', default: '25' } },
 });
 if (positionals.length !== 1 || !values.module) {
-  console.error('usage: node scripts/bench/cpuprofile-summary.mjs PROFILE.cpuprofile --module PATH [--top 25]');
+  console.error('usage: node bench/cpuprofile-summary.mjs PROFILE.cpuprofile --module PATH [--top 25]');
   process.exit(2);
 }
 

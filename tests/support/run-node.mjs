@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const DEMO_CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../demo/cli.mjs');
+const DEMO_CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../../examples/demo/cli.mjs');
 
 /**
  * Never rejects on a non-zero exit: `{ code, signal, stdout, stderr }` for

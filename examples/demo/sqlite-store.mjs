@@ -1,4 +1,4 @@
-// The memory store interface of scripts/lib/memory-pipeline.mjs (put, get,
+// The memory store interface of tests/support/memory-pipeline.mjs (put, get,
 // list; async; entries in and out by value) on a real SQLite file, so the
 // demo's conversation and its summaries survive between runs, with
 // agentfootprint's conditional write for a fleet of processes sharing the
@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-import { assertEntry, assertExpectedVersion, identityKey, isClaimEntry, isSummaryEntry } from '../lib/memory-pipeline.mjs';
+import { assertEntry, assertExpectedVersion, identityKey, isClaimEntry, isSummaryEntry } from '../../tests/support/memory-pipeline.mjs';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS memory_entries (

@@ -23,7 +23,7 @@
 
 import { pathToFileURL } from 'node:url';
 
-import { isSummaryEntry, runMemoryTurn } from '../lib/memory-pipeline.mjs';
+import { isSummaryEntry, runMemoryTurn } from '../../tests/support/memory-pipeline.mjs';
 import { turnMessages } from './conversation.mjs';
 import { IDENTITY, buildDemo, contentChars, openStore, readTurn } from './setup.mjs';
 

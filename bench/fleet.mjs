@@ -13,8 +13,8 @@
 //    conversation so each one claims and pays. The difference is what a
 //    claim adds to a turn that folds; other turns make no claim.
 //
-//   node scripts/bench-fleet.mjs [--turns 30] [--concurrency 2] [--folds 400]
-//   node scripts/bench-fleet.mjs --quick   (the test command: 14 turns, 40 folds)
+//   node bench/fleet.mjs [--turns 30] [--concurrency 2] [--folds 400]
+//   node bench/fleet.mjs --quick   (the test command: 14 turns, 40 folds)
 //
 // Exits non-zero when a fleet did not produce the outcome it is named after:
 // with claims, one paid call a span; without them, more than one from 4
@@ -24,10 +24,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { openRedisStore } from './lib/redis-store.mjs';
-import { startRedis } from './lib/redis-server.mjs';
-import { messageEntry } from './lib/memory-pipeline.mjs';
-import { jsonRecords, runDemoCli } from './lib/run-node.mjs';
+import { openRedisStore } from '../tests/support/redis-store.mjs';
+import { startRedis } from '../tests/support/redis-server.mjs';
+import { messageEntry } from '../tests/support/memory-pipeline.mjs';
+import { jsonRecords, runDemoCli } from '../tests/support/run-node.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({

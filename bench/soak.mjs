@@ -2,8 +2,8 @@
 // Soak benchmark for footprint-summarize. Not a test: it measures
 // whether one long-lived stage instance keeps its memory flat.
 //
-//   node scripts/soak.mjs                          1,000,000 recalls, 10,000 conversations
-//   node scripts/soak.mjs --runs 100000 --conversations 1000
+//   node bench/soak.mjs                          1,000,000 recalls, 10,000 conversations
+//   node bench/soak.mjs --runs 100000 --conversations 1000
 //   options: --every N (report interval, default 100,000 or runs/10)
 //            --warmup N (baseline mark, default 200,000 or runs/5)
 //            --active N (conversations open at once, default 64)
@@ -37,8 +37,8 @@
 // heap at most HEAP_GROWTH_TOLERANCE (GC noise). Exit code 1 otherwise.
 
 import { parseArgs } from 'node:util';
-import { watchWebAssembly } from './bench/wasm-probe.mjs';
-import { messageEntry } from './lib/memory-pipeline.mjs';
+import { watchWebAssembly } from './wasm-probe.mjs';
+import { messageEntry } from '../tests/support/memory-pipeline.mjs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 

@@ -12,4 +12,4 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 bash "$root/scripts/build.sh" --if-stale
 
-exec node "$root/scripts/demo/cli.mjs" "$@"
+exec node "$root/examples/demo/cli.mjs" "$@"
