@@ -1,5 +1,5 @@
 //! Every fold says which exact details of its span its summary kept and
-//! which it dropped (issue #27): in its event and in the summary's coverage.
+//! which it dropped: in its event and in the summary's coverage.
 
 use super::*;
 use footprint_summarize::core::format::{CALLBACK_AUTHOR, LABEL_SEPARATOR};

@@ -249,7 +249,7 @@ fn array_of(entries: &[JsValue]) -> Array {
 
 /// The exact details of `conversation(6, 2, 100, _)`'s first four turns
 /// (`order #100N costs $N.99` in each), all dropped by a summary that names
-/// none: the audit fields (issue #27) a fold's evidence ends with.
+/// none: the audit fields (SPEC §8, Details) a fold's evidence ends with.
 fn dropped_filler_details() -> Value {
     let details: Vec<String> = (1..=4).flat_map(|turn| [format!("#{}", 1000 + turn), format!("${turn}.99")]).collect();
     json!({ "detailsFound": 8, "detailsKept": 0, "droppedDetails": details, "droppedDetailCount": 8 })

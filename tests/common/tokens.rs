@@ -1,4 +1,4 @@
-//! Budgets in tokens (issue #28): `countTokens`, `triggerMinTokens` and
+//! Budgets in tokens: `countTokens`, `triggerMinTokens` and
 //! `preserveRecentTokens`, the token evidence of a fold, and counters that
 //! give no count.
 

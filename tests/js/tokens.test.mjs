@@ -1,4 +1,4 @@
-// Budgets in tokens with a real tokenizer (issue #28): gpt-tokenizer's
+// Budgets in tokens with a real tokenizer: gpt-tokenizer's
 // o200k_base counter, shared by the stage and the pipeline's budget picker,
 // over CJK and emoji text the approximate counter under-counts, and the
 // packed package inside a footprintjs memory pipeline.

@@ -45,7 +45,7 @@ export function assertConsumerScenario(result) {
   assert.deepEqual(tail, conversation().slice(6), 'the verbatim tail is the caller\'s entries, untouched');
   const spanUpdatedAt = conversation()[5].updatedAt;
   // The original's coverage keys in place; after them, the exact details of
-  // the span the summary did not keep (issue #27).
+  // the span the summary did not keep.
   assert.deepEqual(Object.keys(summary.metadata.summarizes), [
     'fromTurn', 'toTurn', 'entryCount', 'coveredIds', 'summarizedAtMs', 'droppedDetails',
   ]);

@@ -329,7 +329,7 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
   const summary = newSummaries[0];
   const id = `msg-summary-${plan.fromTurn}-${plan.toTurn}`;
   assert.equal(summary.id, id);
-  // With keepDetails (issue #27) a line may follow: the details the text
+  // With keepDetails a line may follow: the details the text
   // dropped, within its bounds and the room below the span's length.
   const content = summary.value.content;
   assert.equal(content.slice(0, outcome.content.length), outcome.content, 'fold: summary content is not label + "\\n\\n" + text');
@@ -355,7 +355,7 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
     assert.ok(now >= group.startedAt && now <= group.finishedAt, `fold without a clock: summarizedAtMs ${now} is not Date.now()`);
   }
   const expected = expectedSummaryEntry(plan, settings, content, now);
-  // The details audit (issue #27) adds the dropped details the event names,
+  // The details audit adds the dropped details the event names,
   // after the SPEC's coverage keys, when there are any.
   const dropped = payload.scoreEvidence.droppedDetails;
   if (Array.isArray(dropped) && dropped.length > 0) expected.metadata.summarizes.droppedDetails = dropped;
@@ -375,7 +375,7 @@ function checkFolded(ctx, run, observed, group, payload, isLeader) {
       `fold reason suffix after a failed write: ${payload.reason}`,
     );
   }
-  // The evidence the SPEC gives, then the details audit (issue #27), which
+  // The evidence the SPEC gives, then the details audit, which
   // only has to be consistent here: core::details has its own tests.
   const {
     detailsFound,

@@ -292,7 +292,7 @@ export function generateScenario(seed) {
     timeoutMs: maybe(0.3, () => random.pick([3, 8, 15])),
     now: maybe(0.7, () => 1_750_000_000_000 + random.int(0, 1e9)),
     onEvent: random.pick(['none', 'record', 'throw']),
-    // Budgets in tokens (issue #28): by a word counter, or the package's ceil(length / 4).
+    // Budgets in tokens: by a word counter, or the package's ceil(length / 4).
     tokens: maybe(0.3, () => ({
       counter: random.pick(['words', 'default']),
       triggerMinTokens: maybe(0.6, () => random.int(0, 400)),
@@ -300,7 +300,7 @@ export function generateScenario(seed) {
       minFoldTokens: maybe(0.3, () => random.pick([0, random.int(1, 60), random.int(60, 400)])),
     })),
   };
-  // keepDetails (issue #27): its defaults, or bounds small enough to let details go.
+  // keepDetails: its defaults, or bounds small enough to let details go.
   config.keepDetails = maybe(0.25, () =>
     random.pick([
       true,
