@@ -38,9 +38,9 @@ fn draw_seed() -> [u64; 2] {
 
 /// Whether this stage latched the span with this full key text. Only a
 /// stage that has latched something hashes the key: the seed's first draw
-/// reads `crypto`, whose first use loads Node's Web Crypto, about 5 ms of a
-/// serverless cold start (README, "Cold start"), so a first fold never pays
-/// for it.
+/// reads `crypto`, whose first use loads Node's Web Crypto, a part of a
+/// serverless cold start users feel (README, "Cold start"), so a first fold
+/// never pays for it.
 pub fn contains(stage: &StageHandle, key_text: &str) -> bool {
     LATCHES.with_borrow(|latches| latches.contains(stage.id() as u64, || key_of(key_text)))
 }
