@@ -19,13 +19,11 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 # (Cargo.toml says why). Rust enables these Wasm features by default;
 # binaryen must be told. The producers and target-features sections are read
 # by no runtime. --converge repeats the passes while they still shrink the
-# module, for a few seconds of build. -ocimfs 0 inlines no function merely
-# because it has one caller: fewer bytes gzipped, and smaller functions for
-# the engine to compile on the first fold (README, "Size", "Cold start").
+# module, for a few seconds of build.
 optimize_wasm() {
   local wasm="$1"
   shift
-  "$(dirname "${BASH_SOURCE[0]}")/../node_modules/.bin/wasm-opt" -Oz --converge -ocimfs 0 --strip-producers --strip-target-features "$@" \
+  "$(dirname "${BASH_SOURCE[0]}")/../node_modules/.bin/wasm-opt" -Oz --converge --strip-producers --strip-target-features "$@" \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     "$wasm" -o "$wasm"
