@@ -6,6 +6,7 @@
 //! nothing with any other visit.
 
 use super::js_number::js_number_to_string;
+use super::latch::KeyText;
 
 /// One part of an identity, as read once from the visit's copy of it.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,26 +36,23 @@ impl Parts {
 
     /// The key text two visits must share to share anything: None unless
     /// `conversationId` is a string or a finite number and the other two
-    /// parts are absent, strings or finite numbers. Each part is written as
-    /// its type, its text's length and its text, so parts cannot run
-    /// together and `7` is not `'7'`.
+    /// parts are absent, strings or finite numbers. Each part is written
+    /// (`KeyText`) as its type and its text, so parts cannot run together
+    /// and `7` is not `'7'`.
     pub fn key(&self) -> Option<String> {
         if !matches!(self.conversation_id, Part::Text(_) | Part::Number(_)) {
             return None;
         }
-        let mut key = String::new();
+        let mut key = KeyText::default();
         for part in [&self.tenant, &self.principal, &self.conversation_id] {
-            match part {
-                Part::Absent => key.push('-'),
-                Part::Text(text) => key.push_str(&format!("s{}:{text}", text.len())),
-                Part::Number(number) => {
-                    let text = js_number_to_string(*number);
-                    key.push_str(&format!("n{}:{text}", text.len()));
-                }
+            key = match part {
+                Part::Absent => key.part("-"),
+                Part::Text(text) => key.part(&format!("s{text}")),
+                Part::Number(number) => key.part(&format!("n{}", js_number_to_string(*number))),
                 Part::Other => return None,
-            }
+            };
         }
-        Some(key)
+        Some(key.into_string())
     }
 }
 

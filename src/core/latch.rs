@@ -15,20 +15,31 @@ use std::hash::Hasher;
 
 use siphasher::sip128::{Hasher128, SipHasher13};
 
-/// A span's full key: the identity's text and the span's ids, each part
-/// written as its length and its text, so two different spans are two
+/// Writes a key one part at a time: each part as its length and its text,
+/// so no two lists of parts write the same key. The one key writer: the
+/// identity's key and a span's are written with it.
+#[derive(Default)]
+pub struct KeyText(String);
+
+impl KeyText {
+    pub fn part(mut self, part: &str) -> KeyText {
+        self.0.push_str(&part.len().to_string());
+        self.0.push(':');
+        self.0.push_str(part);
+        self
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+/// A span's full key: the identity's key (three parts, `identity::Parts::key`)
+/// and then the span's ids, one part each, so two different spans are two
 /// different texts. Single flight compares these texts; the latch keeps
 /// their hashes.
 pub fn span_key_text<'a>(identity: &str, ids: impl IntoIterator<Item = &'a str>) -> String {
-    let mut text = String::new();
-    let mut push = |part: &str| {
-        text.push_str(&part.len().to_string());
-        text.push(':');
-        text.push_str(part);
-    };
-    push(identity);
-    ids.into_iter().for_each(push);
-    text
+    ids.into_iter().fold(KeyText(identity.to_owned()), KeyText::part).into_string()
 }
 
 /// A span's full key text, hashed.
