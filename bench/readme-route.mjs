@@ -9,7 +9,7 @@
 // Shared by the pipeline test (which holds the route to its figures) and the
 // bench's "route" section (which prints them beside other settings).
 
-import { createMemoryPipeline, createMemoryStore, createMonotonicClock, runMemoryTurn } from '../tests/support/memory-pipeline.mjs';
+import { createMemoryPipeline, createMemoryStore, runMemoryTurn } from '../tests/support/memory-pipeline.mjs';
 import { o200kTokens } from '../tests/support/tokens.mjs';
 import { turnMessages } from '../examples/demo/conversation.mjs';
 
@@ -48,6 +48,7 @@ export function routeStageConfig(pkg, store, extra = {}) {
  */
 export async function runReadmeRoute({ pkg, footprint, extra = {}, turns = ROUTE.turns }) {
   const store = createMemoryStore();
+  let writtenAt = 1_750_000_000_000;
   let calls = 0;
   const stageConfig = Object.fromEntries(Object.entries(routeStageConfig(pkg, store, extra)).filter(([, value]) => value !== undefined));
   const summarizer = stageConfig.llm;
@@ -63,7 +64,7 @@ export async function runReadmeRoute({ pkg, footprint, extra = {}, turns = ROUTE
     countTokens: o200kTokens,
     // The context an Agent has left: never the limit here.
     budgetTokens: 1_000_000,
-    clock: createMonotonicClock((() => { let t = 1_750_000_000_000; return () => (t += 1000); })()),
+    clock: () => (writtenAt += 1000), // a second between writes
   });
   const identity = { conversationId: 'readme-route' };
   const events = [];

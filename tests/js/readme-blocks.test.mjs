@@ -24,7 +24,7 @@ const SEGMENTS = ['pickByBudget'];
 const NEEDS_AGENTFOOTPRINT = /^\/\/ Needs agentfootprint\b/;
 
 /** The fenced blocks of `markdown` with their language and the heading above them. */
-export function codeBlocks(markdown) {
+function codeBlocks(markdown) {
   const blocks = [];
   let heading = '';
   const lines = markdown.split('\n');
@@ -47,7 +47,7 @@ function usesOf(code) {
 }
 
 /** What in `code` passes an agentfootprint factory or segment uncalled: one message per use. */
-export function uncalledAgentfootprintStages(code) {
+function uncalledAgentfootprintStages(code) {
   const problems = [];
   const uses = usesOf(code);
   for (const name of [...FACTORIES, ...SEGMENTS]) {

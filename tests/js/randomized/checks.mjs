@@ -223,27 +223,17 @@ export function checkDecline(ctx, run, observed) {
   const payload = onlyEvent(observed);
   assert.deepEqual(payload.droppedIds, excludedIds);
   assert.deepEqual(payload.addedIds, []);
+  // What every decline before a call says of its span, then its own keys.
+  const declined = { spanEntries: plan.span.length, spanChars: plan.spanChars, summarizerCalled: false };
   if (plan.kind === 'latched') {
     assert.ok(payload.reason.includes('not re-asked'), `latched reason: ${payload.reason}`);
-    assert.deepEqual(payload.scoreEvidence, { spanEntries: plan.span.length, spanChars: plan.spanChars, summarizerCalled: false, latched: true });
+    assert.deepEqual(payload.scoreEvidence, { ...declined, latched: true });
   } else if (plan.kind === 'under-floor') {
     assert.ok(payload.reason.startsWith('not-worth-a-call-yet, no call made') && payload.reason.includes('minFoldTokens'), `floor reason: ${payload.reason}`);
-    assert.deepEqual(payload.scoreEvidence, {
-      spanEntries: plan.span.length,
-      spanChars: plan.spanChars,
-      summarizerCalled: false,
-      newTokens: plan.newTokens,
-      minFoldTokens: plan.minFoldTokens,
-    });
+    assert.deepEqual(payload.scoreEvidence, { ...declined, newTokens: plan.newTokens, minFoldTokens: plan.minFoldTokens });
   } else {
     assert.ok(payload.reason.includes('replacement-not-smaller') && payload.reason.includes('no call made'), `predicted reason: ${payload.reason}`);
-    assert.deepEqual(payload.scoreEvidence, {
-      spanEntries: plan.span.length,
-      spanChars: plan.spanChars,
-      summarizerCalled: false,
-      labelChars: plan.labelChars,
-      predicted: true,
-    });
+    assert.deepEqual(payload.scoreEvidence, { ...declined, labelChars: plan.labelChars, predicted: true });
   }
 }
 
