@@ -40,7 +40,8 @@ const calls = (fn, name) => new RegExp(`(^|[^\\w])(\\w+::)*${name}\\(`).test(fn.
 
 // Up from the function that calls core's `visit(` to the FOLD entry point.
 let path = [];
-let current = bindings.find((fn) => /(^|[^\w.])visit\(/.test(fn.body.slice(fn.body.indexOf('\n'))));
+const visiting = bindings.filter((fn) => /(^|[^\w.])visit\(/.test(fn.body.slice(fn.body.indexOf('\n'))));
+let current = visiting.find((fn) => /fold/i.test(fn.name)) ?? visiting[0];
 const seen = new Set();
 while (current && !seen.has(current.name)) {
   seen.add(current.name);

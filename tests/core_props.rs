@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use footprint_summarize::core::config::{Shape, StageConfig, TokenOptions};
-use footprint_summarize::core::decision::{plan, Fold, Plan, Settled, NEW_SUMMARY_SLOT};
+use footprint_summarize::core::decision::{plan, CallOutcome, Candidate, Fold, Plan, Settled, Slot};
 use footprint_summarize::core::details;
 use footprint_summarize::core::events::{Caller, ClaimState, WriteBack};
 use footprint_summarize::core::recall::{partition, EntryFacts, SummaryFacts};
@@ -108,6 +108,11 @@ fn config() -> impl Strategy<Value = StageConfig> {
     )
 }
 
+/// A run's settling from a call's outcome that brings no new summary.
+fn settle(candidate: &Candidate, outcome: CallOutcome<()>, caller: Caller) -> Settled {
+    candidate.settle(outcome, None, caller, &ClaimState::Silent).0
+}
+
 /// Every outcome a visit can settle to, for the plan of this recall.
 fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)> {
     let facts = recall.facts();
@@ -121,10 +126,13 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
                 declined_before_a_call.map(|settled| (settled, Vec::new())).collect();
             outcomes.extend([
                 (candidate.latched(), Vec::new()),
-                (candidate.failed(None, Caller::Leader, "x", &ClaimState::Silent), Vec::new()),
-                (candidate.not_smaller(10, None, None, Caller::Follower, &ClaimState::Silent), Vec::new()),
-                (candidate.claimed_elsewhere(), Vec::new()),
-                (candidate.claim_failed("x"), Vec::new()),
+                (settle(&candidate, CallOutcome::Failed { cause: "x".into() }, Caller::Leader), Vec::new()),
+                (
+                    settle(&candidate, CallOutcome::NotSmaller { summary_chars: 10, usage: None }, Caller::Follower),
+                    Vec::new(),
+                ),
+                (settle(&candidate, CallOutcome::ClaimedElsewhere, Caller::Leader), Vec::new()),
+                (settle(&candidate, CallOutcome::ClaimFailed { cause: "x".into() }, Caller::Leader), Vec::new()),
                 (
                     candidate.folded(
                         &Fold { summary_chars: 10, ..Fold::default() },
@@ -152,11 +160,9 @@ proptest! {
             let mut present: Vec<&str> = Vec::new();
             let mut named: Vec<&str> = Vec::new();
             for &slot in &settled.recall {
-                if slot == NEW_SUMMARY_SLOT {
-                    named.extend(new_summary_covers.iter().map(String::as_str));
-                } else {
-                    let index = slot as usize;
-                    named.push(&recall.ids[index]);
+                match slot.loaded_index() {
+                    None => named.extend(new_summary_covers.iter().map(String::as_str)),
+                    Some(index) => named.push(&recall.ids[index]),
                 }
             }
             while let Some(id) = named.pop() {
@@ -181,8 +187,8 @@ proptest! {
     #[test]
     fn claims_never_reach_recall(recall in recall(), config in config()) {
         for (settled, _) in outcomes(&recall, &config) {
-            for &slot in settled.recall.iter().filter(|&&slot| slot != NEW_SUMMARY_SLOT) {
-                prop_assert!(!recall.facts[slot as usize].claim, "claim {} in recall", recall.ids[slot as usize]);
+            for index in settled.recall.iter().filter_map(|slot| slot.loaded_index()) {
+                prop_assert!(!recall.facts[index].claim, "claim {} in recall", recall.ids[index]);
             }
             if let Some(event) = &settled.event {
                 for (index, _) in recall.facts.iter().enumerate().filter(|(_, f)| f.claim) {
@@ -204,7 +210,7 @@ proptest! {
             let summaries = settled
                 .recall
                 .iter()
-                .filter(|&&s| s == NEW_SUMMARY_SLOT || recall.facts[s as usize].summary.is_some())
+                .filter(|s| s.loaded_index().is_none_or(|index| recall.facts[index].summary.is_some()))
                 .count();
             prop_assert!(summaries <= max, "{} summaries, max {}", summaries, max);
         }
@@ -216,15 +222,15 @@ proptest! {
             if settled.is_unchanged(recall.facts.len()) {
                 continue;
             }
-            let is_summary = |slot: u32| slot == NEW_SUMMARY_SLOT || recall.facts[slot as usize].summary.is_some();
+            let is_summary = |slot: Slot| slot.loaded_index().is_none_or(|index| recall.facts[index].summary.is_some());
             let first_raw = settled.recall.iter().position(|&s| !is_summary(s)).unwrap_or(settled.recall.len());
             prop_assert!(settled.recall[first_raw..].iter().all(|&s| !is_summary(s)), "summaries come first");
-            let raw: Vec<u32> = settled.recall[first_raw..].to_vec();
+            let raw: Vec<usize> = settled.recall[first_raw..].iter().filter_map(|s| s.loaded_index()).collect();
             prop_assert!(raw.windows(2).all(|w| w[0] < w[1]), "kept entries keep their order");
             let to_turns: Vec<f64> = settled.recall[..first_raw]
                 .iter()
-                .filter(|&&s| s != NEW_SUMMARY_SLOT)
-                .map(|&s| recall.facts[s as usize].summary.as_ref().unwrap().to_turn)
+                .filter_map(|s| s.loaded_index())
+                .map(|index| recall.facts[index].summary.as_ref().unwrap().to_turn)
                 .collect();
             prop_assert!(to_turns.windows(2).all(|w| w[0] <= w[1]), "summaries sorted by toTurn");
             if let Some(event) = &settled.event {

@@ -5,12 +5,17 @@
 //! function does; `answer` awaits it under an optional deadline. Nothing here
 //! throws: a sync throw, a rejection and a timeout all become `Err(cause)`.
 
-use js_sys::{Array, Function, JsString, Object, Promise};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use js_sys::{Array, Function, JsString, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::js::{self, AbortController, Callee, ConditionalWriteAnswer, Deadline, ProviderResponse, UsageCounts};
+use crate::core::deadline;
 use crate::core::events::Usage;
 use crate::core::format::is_blank;
 use crate::core::js_number::js_number_to_string;
@@ -21,13 +26,8 @@ use crate::core::visit::{Answer, ConditionalWrite};
 /// started meanwhile wait for it instead of calling again.
 pub struct Started {
     answer: Result<Promise, String>,
-    deadline: Option<Timer>,
-}
-
-struct Timer {
-    ms: f64,
-    deadline: Deadline,
-    marker: JsValue,
+    timeout_ms: Option<f64>,
+    /// Aborted past the deadline: a provider's own request stops too.
     controller: Option<AbortController>,
 }
 
@@ -60,38 +60,56 @@ impl Started {
         controller: Option<AbortController>,
     ) -> Started {
         let value = function.and_then(|function| function.apply(this, args).map_err(|error| js::cause_of(&error)));
-        let value = match value {
-            Ok(value) => value,
-            Err(cause) => return Started { answer: Err(cause), deadline: None },
-        };
-        let answer = js::awaitable(&value);
-        let deadline = timeout_ms.map(|ms| {
-            let marker: JsValue = Object::new().into();
-            Timer { ms, deadline: js::deadline(ms, &marker), marker, controller }
-        });
-        Started { answer: Ok(answer), deadline }
+        let answer = value.map(|value| js::awaitable(&value));
+        Started { answer, timeout_ms, controller }
     }
 
     /// What the call resolved to, or why it failed.
     pub async fn answer(self) -> Result<JsValue, String> {
-        let answer = self.answer?;
-        let Some(timer) = self.deadline else {
-            return JsFuture::from(answer).await.map_err(|error| js::cause_of(&error));
+        let answer = JsFuture::from(self.answer?);
+        let settled = match self.timeout_ms {
+            Some(ms) => deadline::before(Timer::new(ms), answer).await.ok_or(ms),
+            None => Ok(answer.await),
         };
-        let first = Promise::race(&Array::of2(&answer, &timer.deadline.promise()));
-        let settled = JsFuture::from(first).await;
-        timer.deadline.clear();
         match settled {
-            Ok(value) if value == timer.marker => {
-                let cause = format!("timed out after {} ms", js_number_to_string(timer.ms));
-                if let Some(controller) = &timer.controller {
+            Ok(settled) => settled.map_err(|error| js::cause_of(&error)),
+            Err(ms) => {
+                let cause = format!("timed out after {} ms", js_number_to_string(ms));
+                if let Some(controller) = &self.controller {
                     controller.abort(&js_sys::Error::new(&cause));
                 }
                 Err(cause)
             }
-            Ok(value) => Ok(value),
-            Err(error) => Err(js::cause_of(&error)),
         }
+    }
+}
+
+/// A host timer (the join window's): ends after its time; dropped before
+/// then, it stops, so no timer outlives what waits on it.
+pub struct Timer {
+    deadline: Deadline,
+    ended: JsFuture,
+}
+
+impl Timer {
+    pub fn new(ms: f64) -> Timer {
+        let deadline = js::deadline(ms);
+        let ended = JsFuture::from(deadline.promise());
+        Timer { deadline, ended }
+    }
+}
+
+impl Future for Timer {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.ended).poll(cx).map(drop)
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        self.deadline.clear();
     }
 }
 

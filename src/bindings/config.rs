@@ -3,6 +3,8 @@
 //! by each visit, from the copy the build checked. The numeric rules and
 //! the refusals' words are the core's.
 
+use std::rc::Rc;
+
 use js_sys::{Function, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -20,7 +22,7 @@ use crate::core::format::is_blank;
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
 /// them (once: later changes to the object change nothing), and checked.
-pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
+pub fn checked_copy(config: &JsValue) -> Result<(Object, Settings), ConfigError> {
     if !config.is_object() {
         return Err(ConfigError::not_an_object(&describe(config)));
     }
@@ -33,7 +35,7 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
         let checked = settings.core.keep_details.map_or(JsValue::FALSE, |bounds| to_js(&bounds));
         let _ = Reflect::set(&copy, &JsValue::from_str(Key::KeepDetails.name()), &checked);
     }
-    Ok(copy)
+    Ok((copy, settings))
 }
 
 /// Refuses a key the stage does not read: it would be dropped silently.
@@ -99,7 +101,7 @@ pub struct Settings {
     /// `countTokens`; without it (and with `core.tokens`), `ceil(length / 4)`.
     pub count_tokens: Option<Function>,
     /// The numbers and the shape, as the core decides with them.
-    pub core: StageConfig,
+    pub core: Rc<StageConfig>,
 }
 
 impl Settings {
@@ -177,7 +179,7 @@ impl Settings {
             number(Key::MinFoldTokens)?,
         )?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
-        Ok(Settings { llm, store, on_event, now, count_tokens, core })
+        Ok(Settings { llm, store, on_event, now, count_tokens, core: Rc::new(core) })
     }
 }
 

@@ -68,13 +68,13 @@ export function awaitable(value) {
 }
 
 /**
- * Resolves to `marker` after `ms`. Clearing it stops the timer and resolves at once (to undefined): a Rust
- * future awaiting a promise that never settles is never freed, so every deadline settles.
+ * Resolves after `ms`. Clearing it stops the timer and resolves at once: a Rust future awaiting a promise that
+ * never settles is never freed, so every deadline settles.
  */
-export function deadline(ms, marker) {
+export function deadline(ms) {
   let clear;
   const promise = new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms, marker);
+    const timer = setTimeout(resolve, ms);
     clear = () => {
       clearTimeout(timer);
       resolve(undefined);

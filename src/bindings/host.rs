@@ -1,47 +1,63 @@
-//! The visit's JS side (`core::visit::Host`): the recall and identity step 1
-//! read, the calls into the caller's summarizer and store, the stage's
-//! latches, flights and warning, and where a visit's result goes.
+//! The visit's JS side: step 1 (recall, the identity and their token
+//! counts, read once), and the `core::visit::Host` the visit runs over: the
+//! calls into the caller's summarizer and store, the stage's warning, and
+//! where a visit's result goes.
 
 use std::future::Future;
+use std::rc::Rc;
 
 use js_sys::{Array, Function, JsString, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::call::{self, Started};
+use super::call::{self, Started, Timer};
 use super::config::{to_js_error, Settings};
-use super::flight;
 use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
-use super::latches;
+use super::memory::{self, MEMORY};
 use super::output::{to_js, AsIs};
-use super::recall::{self, Recall, Unusable};
+use super::recall::{self, LoadedEntry, Recall, Unusable};
 use super::stage::StageHandle;
 use super::tokens;
-use crate::core::config::{Key, StageConfig};
-use crate::core::decision::{CallOutcome, Candidate, NEW_SUMMARY_SLOT};
+use crate::core::config::Key;
+use crate::core::decision::Candidate;
 use crate::core::details::Audit;
 use crate::core::events::{self, warning, Event, InvalidSpot};
-use crate::core::flight::Flights;
 use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE};
 use crate::core::recall::EntryFacts;
 use crate::core::shapes::{EventRecord, FoldResult, Message, Payload, ProviderRequest};
-use crate::core::visit::{self, Answer, ConditionalWrite, Flight, HeldClaim, Host, Outcome, Visited};
+use crate::core::visit::{self, Answer, ConditionalWrite, HeldClaim, Host, Loaded, Outcome, Pending, Stage, Visited};
+
+/// What step 1 read for one visit: the host, the stage and what was loaded.
+pub struct Read {
+    pub host: JsHost,
+    pub stage: Stage<JsValue>,
+    pub loaded: Loaded,
+}
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
 /// `scope.loaded`, emits through `scope.$emit`; resolves to undefined.
-pub fn run(stage: StageHandle, scope: JsValue) -> Promise {
+/// Err is the visit's promise, rejected.
+pub fn read_scope(stage: StageHandle, scope: JsValue) -> Result<Read, Promise> {
     // The identity is copied before recall is read: a getter that runs
     // while recall is read cannot change what this visit is keyed by.
     let identity = identity::read(scope.unchecked_ref::<Scope>().identity());
-    start(stage, recall::read_scope(&scope), identity, Target::Scope(scope))
+    read(stage, recall::read_scope(&scope), identity, Target::Scope(scope))
 }
 
 /// `stage.fold(loaded, identity)`: the same visit; resolves to `{ recall, events }`.
-pub fn fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Promise {
+pub fn read_fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Result<Read, Promise> {
     let identity = identity::read(Ok(identity));
-    start(stage, recall::read_recall(&loaded), identity, Target::Fold(loaded))
+    read(stage, recall::read_recall(&loaded), identity, Target::Fold(loaded))
+}
+
+/// The visit's promise: settled already, or once its calls have answered.
+pub fn promise_of(visited: Visited<JsHost>) -> Promise {
+    match visited {
+        Visited::Now(delivered) => Promise::resolve(&delivered),
+        Visited::Later(delivered) => future_to_promise(async move { Ok(delivered.await) }),
+    }
 }
 
 /// Where a visit's result goes.
@@ -52,88 +68,82 @@ enum Target {
     Fold(JsValue),
 }
 
-/// Everything a visit knows once recall is read.
-struct JsHost {
-    stage: StageHandle,
-    settings: Settings,
-    recall: Recall,
+/// Everything a visit knows of JS once recall is read.
+pub struct JsHost {
+    handle: StageHandle,
+    settings: Rc<Settings>,
+    entries: Vec<LoadedEntry>,
     loaded_len: usize,
     /// The visit's copy of its identity: what every store call receives.
     identity: JsValue,
     /// The first folded entry's `source.identity`, when truthy.
     source_identity: Option<JsValue>,
-    /// The span's roles for a provider's transcript; None when one has no string form.
-    span_roles: Option<Vec<Option<String>>>,
+    /// The span's lines for a provider's transcript; None when a role has no string form.
+    span_lines: Option<Vec<SpanLine>>,
     target: Target,
 }
 
-/// Step 1 (recall, read once by iteration, every field of every entry
-/// once; the identity, copied once: §8, Isolation), then the visit.
-fn start(
-    stage: StageHandle,
-    read: Result<Recall, Unusable>,
+/// What a provider's transcript takes of one span entry (SPEC §5).
+struct SpanLine {
+    role: Option<String>,
+    turn: Option<f64>,
+    summary: bool,
+}
+
+/// Step 1: recall, read once by iteration, every field of every entry
+/// once; the identity, copied once (§8, Isolation); with token budgets,
+/// every entry's content counted once, by one counter.
+fn read(
+    handle: StageHandle,
+    recall: Result<Recall, Unusable>,
     identity: Result<VisitIdentity, InvalidSpot>,
     target: Target,
-) -> Promise {
+) -> Result<Read, Promise> {
     // The copy was checked at build and only the stage function holds it,
     // so it reads the same at every visit. Were it ever refused, the visit
     // would reject, naming why, and the guard in glue.js would take that for
     // a failure of the instance, as it takes every rejection of a visit.
-    let settings = match stage.settings() {
-        Ok(settings) => settings,
-        Err(error) => return Promise::reject(&to_js_error(error)),
-    };
-    let (loaded_len, recall, invalid) = match read {
+    let settings = handle.settings().map_err(|error| Promise::reject(&to_js_error(error)))?;
+    let (loaded_len, mut recall, invalid) = match recall {
         Ok(recall) => (recall.entries.len(), recall, None),
         Err(Unusable { spot, loaded_len }) => (loaded_len, Recall::default(), Some(spot)),
     };
-    let (identity, key, invalid) = match identity {
+    let (identity, key, mut invalid) = match identity {
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
         Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
-    let host =
-        JsHost { stage, settings, recall, loaded_len, identity, source_identity: None, span_roles: None, target };
-    match visit::visit(host, invalid.map_or(Ok(key), Err)) {
-        Visited::Now(delivered) => Promise::resolve(&delivered),
-        Visited::Later(delivered) => future_to_promise(async move { Ok(delivered.await) }),
+    if invalid.is_none() && settings.core.tokens.is_some() {
+        invalid = tokens::count_recall(settings.count_tokens.as_ref(), &mut recall).err();
     }
+    let Recall { entries, facts, id_texts } = recall;
+    let loaded = Loaded { len: loaded_len, facts, id_texts, identity_key: invalid.map_or(Ok(key), Err) };
+    let stage = Stage { id: handle.id(), config: settings.core.clone(), memory: MEMORY.with(Rc::clone) };
+    let host =
+        JsHost { handle, settings, entries, loaded_len, identity, source_identity: None, span_lines: None, target };
+    Ok(Read { host, stage, loaded })
 }
 
 impl Host for JsHost {
     type Entry = JsValue;
     type Text = JsString;
-    type Call = Started;
     type Writer = Function;
     type Delivered = JsValue;
-
-    fn config(&self) -> &StageConfig {
-        &self.settings.core
-    }
-
-    fn loaded_len(&self) -> usize {
-        self.loaded_len
-    }
-
-    fn facts(&self) -> &[EntryFacts] {
-        &self.recall.facts
-    }
-
-    fn id_text(&self, index: usize) -> &str {
-        &self.recall.id_texts[index]
-    }
-
-    fn count_tokens(&mut self) -> Result<(), InvalidSpot> {
-        tokens::count_recall(self.settings.count_tokens.as_ref(), &mut self.recall)
-    }
 
     /// The identity as a plain copy (one that cannot be read or copied is
     /// left out); the roles only for a provider, since a callback is given
     /// the span's own value objects.
-    fn keep_span(&mut self, span: &[usize]) {
+    fn keep_span(&mut self, span: &[usize], facts: &[EntryFacts]) {
         if self.settings.core.model().is_some() {
-            self.span_roles = recall::span_roles(&self.recall, span);
+            self.span_lines = recall::span_roles(&self.entries, span).map(|roles| {
+                let line = |(role, &index): (Option<String>, &usize)| SpanLine {
+                    role,
+                    turn: facts[index].turn,
+                    summary: facts[index].summary.is_some(),
+                };
+                roles.into_iter().zip(span).map(line).collect()
+            });
         }
-        let source = &self.recall.sources[span[0]];
+        let source = &self.entries[span[0]].source;
         let identity = if source.is_object() {
             source.unchecked_ref::<SourceFields>().identity().unwrap_or_default()
         } else {
@@ -148,38 +158,9 @@ impl Host for JsHost {
         };
     }
 
-    fn latched(&self, key: &str) -> bool {
-        latches::contains(&self.stage, key)
-    }
-
-    fn latch(&self, key: &str) {
-        latches::insert(&self.stage, key);
-    }
-
-    fn stage_id(&self) -> f64 {
-        self.stage.id()
-    }
-
-    fn with_flights<R>(&self, use_them: impl FnOnce(&Flights<CallOutcome<JsValue>>) -> R) -> R {
-        flight::FLIGHTS.with(use_them)
-    }
-
-    fn published(&self, flight: &Flight<JsValue>) -> impl Future<Output = Option<CallOutcome<JsValue>>> {
-        flight::outcome(flight, self.settings.core.join_window_ms())
-    }
-
-    fn warn_once(&self, message: impl FnOnce() -> String) {
-        if !self.stage.warned() {
-            self.stage.set_warned(true);
-            // A console that throws has nowhere else to say it.
-            let _ = js::console_warn(&message());
-        }
-    }
-
-    fn first_claims_note(&self) -> bool {
-        let first = !self.stage.claims_noted();
-        self.stage.set_claims_noted(true);
-        first
+    /// Copied into the instance.
+    fn span_texts(&self, span: &[usize]) -> Vec<String> {
+        span.iter().map(|&index| self.entries[index].content.as_ref().map(String::from).unwrap_or_default()).collect()
     }
 
     fn configured_clock(&self) -> Option<Result<f64, String>> {
@@ -195,12 +176,17 @@ impl Host for JsHost {
         js_sys::Math::random()
     }
 
+    fn timer(&self, ms: f64) -> impl Future<Output = ()> + 'static {
+        Timer::new(ms)
+    }
+
     /// SPEC §4 step 8: the provider gets the transcript as data; the
     /// callback gets the span's own value objects.
-    fn start_summarizer(&self, span: &[usize]) -> Result<Started, &'static str> {
+    fn summarize(&self, span: &[usize]) -> Result<Pending<Result<Answer<JsString>, String>>, &'static str> {
         let timeout_ms = self.settings.core.timeout_ms;
         let instruction = self.settings.core.instruction();
-        Ok(match self.settings.core.model() {
+        let model = self.settings.core.model();
+        let started = match model {
             Some(model) => {
                 let text = self.transcript(span).ok_or("write the transcript")?;
                 let controller = timeout_ms.map(|_| AbortController::new());
@@ -215,20 +201,14 @@ impl Host for JsHost {
                 Started::call(llm, complete, &Array::of1(&to_js(&request)), timeout_ms, controller)
             }
             None => {
-                let messages: Array = span.iter().map(|&index| self.recall.values[index].clone()).collect();
+                let messages: Array = span.iter().map(|&index| self.entries[index].value.clone()).collect();
                 messages.unshift(&to_js(&Message { role: "system", content: instruction }));
                 let callback = call::function_of(Ok(self.settings.llm.clone()), Key::Llm.name());
                 Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
             }
-        })
-    }
-
-    async fn summary(&self, call: Started) -> Result<Answer<JsString>, String> {
-        let answer = call.answer().await?;
-        match self.settings.core.model() {
-            Some(_) => call::provider_answer(answer),
-            None => call::callback_answer(answer),
-        }
+        };
+        let read_answer = if model.is_some() { call::provider_answer } else { call::callback_answer };
+        Ok(Box::pin(async move { started.answer().await.and_then(read_answer) }))
     }
 
     /// Undefined means a store without claims; anything else that is not a
@@ -240,32 +220,32 @@ impl Host for JsHost {
         }
     }
 
-    fn start_claim_write(
+    fn write_claim(
         &self,
         candidate: &Candidate,
         held: &HeldClaim<Function>,
         ttl: f64,
         expected_version: f64,
-    ) -> Started {
-        let entry =
-            to_js(&visit::claim_entry(&self.settings.core, candidate, &self.recall.facts, held, ttl, self.identity()));
+    ) -> Pending<Result<ConditionalWrite, String>> {
+        let entry = to_js(&visit::claim_entry(&self.settings.core, candidate, held, ttl, self.identity()));
         let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(expected_version));
-        Started::call(&self.store(), Ok(held.writer.clone()), &args, self.settings.core.timeout_ms, None)
+        let started = Started::call(&self.store(), Ok(held.writer.clone()), &args, self.settings.core.timeout_ms, None);
+        Box::pin(async move { started.answer().await.and_then(call::conditional_write_answer) })
     }
 
-    async fn claim_written(&self, call: Started) -> Result<ConditionalWrite, String> {
-        call.answer().await.and_then(call::conditional_write_answer)
+    /// Under `timeoutMs` when set.
+    fn put(&self, entry: &JsValue) -> Option<impl Future<Output = Result<(), String>>> {
+        let store = self.settings.store.as_ref()?;
+        let args = Array::of2(&self.identity, entry);
+        let put = call::method(store, "store.put", Callee::put);
+        let started = Started::call(store, put, &args, self.settings.core.timeout_ms, None);
+        Some(async move { started.answer().await.map(drop) })
     }
 
-    fn detach(&self, call: Started) {
+    fn detach(&self, call: Pending<Result<ConditionalWrite, String>>) {
         wasm_bindgen_futures::spawn_local(async move {
-            let _ = call.answer().await;
+            let _ = call.await;
         });
-    }
-
-    /// Copied into the instance.
-    fn span_texts(&self, span: &[usize]) -> Vec<String> {
-        span.iter().map(|&index| self.recall.contents[index].as_ref().map(String::from).unwrap_or_default()).collect()
     }
 
     fn summary_content(&self, label: &str, text: JsString, pinned: &str) -> JsString {
@@ -285,7 +265,7 @@ impl Host for JsHost {
         claim_id: Option<&str>,
         audit: &Audit,
     ) -> JsValue {
-        let covered_ids: Array = span.iter().map(|&index| self.recall.ids[index].clone()).collect();
+        let covered_ids: Array = span.iter().map(|&index| self.entries[index].id.clone()).collect();
         if let Some(claim_id) = claim_id {
             covered_ids.push(&JsValue::from_str(claim_id));
         }
@@ -293,31 +273,14 @@ impl Host for JsHost {
         to_js(&visit::summary_entry(&self.settings.core, candidate, now, audit, content, covered_ids, self.identity()))
     }
 
-    fn has_store(&self) -> bool {
-        self.settings.store.is_some()
-    }
-
-    /// Under `timeoutMs` when set.
-    async fn put(&self, entry: &JsValue) -> Result<(), String> {
-        let store = self.store();
-        let args = Array::of2(&self.identity, entry);
-        let put = call::method(&store, "store.put", Callee::put);
-        Started::call(&store, put, &args, self.settings.core.timeout_ms, None).answer().await.map(drop)
-    }
-
     /// Assigns `scope.loaded` when recall changed and emits, or builds
     /// `stage.fold`'s result.
     fn deliver(&self, outcome: Outcome<JsValue>) -> JsValue {
-        let Outcome { mut settled, new_summary, untouched } = outcome;
-        let recall = || -> Array {
-            let entry = |slot: &u32| match *slot {
-                NEW_SUMMARY_SLOT => new_summary.clone().unwrap_or_default(),
-                index => self.recall.entries[index as usize].clone(),
-            };
-            settled.recall.iter().map(entry).collect()
-        };
+        let recall = || -> Array { outcome.recall(|index| self.entries[index].entry.clone()).collect() };
+        let (settled, untouched) = (&outcome.settled, outcome.untouched);
         match &self.target {
             Target::Scope(scope) => {
+                let mut event = settled.event.clone();
                 if !untouched && !settled.is_unchanged(self.loaded_len) {
                     // `Reflect.set`: a frozen scope refuses in sloppy-mode
                     // code too. A scope that refuses keeps its own recall,
@@ -329,12 +292,12 @@ impl Host for JsHost {
                     };
                     if let Some(cause) = refused {
                         self.warn_once(|| warning::recall_refused(&self.settings.core.strategy_id, &cause));
-                        if let Some(event) = settled.event.as_mut() {
+                        if let Some(event) = event.as_mut() {
                             events::recall_refused(event, &cause);
                         }
                     }
                 }
-                if let Some(event) = &settled.event {
+                if let Some(event) = &event {
                     self.emit(Some(scope), &self.payload(event));
                 }
                 JsValue::UNDEFINED
@@ -351,20 +314,36 @@ impl Host for JsHost {
             }
         }
     }
+
+    fn warn_once(&self, message: impl FnOnce() -> String) {
+        if !self.handle.warned() {
+            self.handle.set_warned(true);
+            // A console that throws has nowhere else to say it.
+            let _ = js::console_warn(&message());
+        }
+    }
+
+    fn first_claims_note(&self) -> bool {
+        let first = !self.handle.claims_noted();
+        self.handle.set_claims_noted(true);
+        first
+    }
+
+    fn free_latch_with_stage(&self) {
+        memory::free_latch_with(&self.handle);
+    }
 }
 
 impl JsHost {
     /// The provider transcript (SPEC §5), from each span entry's role and
     /// content as read; None when a role has no string form.
     fn transcript(&self, span: &[usize]) -> Option<String> {
-        let roles = self.span_roles.as_ref()?;
-        Some(transcript(span.iter().zip(roles).zip(&self.span_texts(span)).map(|((&index, role), content)| {
-            TranscriptLine {
-                role: role.as_deref(),
-                turn: self.recall.facts[index].turn,
-                content,
-                summary: self.recall.facts[index].summary.is_some(),
-            }
+        let lines = self.span_lines.as_ref()?;
+        Some(transcript(lines.iter().zip(&self.span_texts(span)).map(|(line, content)| TranscriptLine {
+            role: line.role.as_deref(),
+            turn: line.turn,
+            content,
+            summary: line.summary,
         })))
     }
 
@@ -395,7 +374,7 @@ impl JsHost {
     }
 
     fn payload(&self, event: &Event) -> JsValue {
-        let dropped_ids: Array = event.dropped.iter().map(|&index| self.recall.ids[index].clone()).collect();
+        let dropped_ids: Array = event.dropped.iter().map(|&index| self.entries[index].id.clone()).collect();
         to_js(&Payload::of(&self.settings.core.strategy_id, event, AsIs::of(dropped_ids)))
     }
 }

@@ -24,9 +24,9 @@ extern "C" {
     #[wasm_bindgen(js_name = copyUpTo, catch)]
     pub fn copy_up_to(value: &JsValue, max: u32) -> Result<Array, JsValue>;
 
-    /// A timer's promise, resolving to its marker, and the function that clears it.
+    /// A timer's promise, and the function that clears it.
     pub type Deadline;
-    pub fn deadline(ms: f64, marker: &JsValue) -> Deadline;
+    pub fn deadline(ms: f64) -> Deadline;
     #[wasm_bindgen(method, getter)]
     pub fn promise(this: &Deadline) -> Promise;
     #[wasm_bindgen(method)]

@@ -5,11 +5,10 @@ mod call;
 mod config;
 mod extractive;
 pub use extractive::{extractive_budget, extractive_summary};
-mod flight;
 mod host;
 mod identity;
 mod js;
-mod latches;
+mod memory;
 mod output;
 mod recall;
 mod stage;
@@ -22,6 +21,7 @@ use wasm_bindgen::prelude::*;
 use crate::core::config::ConfigError;
 use crate::core::format::summary_entry_id_of;
 use crate::core::shapes::SUMMARY_CONSTANTS;
+use crate::core::visit;
 use stage::StageHandle;
 
 /// What an export (or entry point) returns when it returns a JS value: always
@@ -52,10 +52,16 @@ thread_local! {
     /// The stage and `stage.fold` entry points, as the JS functions every
     /// stage function calls: made once for the instance, not once per stage.
     static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> NotInlined<js_sys::Promise>>::new(
-        |stage, scope| Ok(host::run(stage, scope))
+        |stage, scope| Ok(match host::read_scope(stage, scope) {
+            Ok(read) => host::promise_of(visit::visit(read.host, read.stage, read.loaded)),
+            Err(rejected) => rejected,
+        })
     ).into_js_value();
     static FOLD: JsValue = Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> NotInlined<js_sys::Promise>>::new(
-        |stage, loaded, identity| Ok(host::fold(stage, loaded, identity))
+        |stage, loaded, identity| Ok(match host::read_fold(stage, loaded, identity) {
+            Ok(read) => host::promise_of(visit::visit(read.host, read.stage, read.loaded)),
+            Err(rejected) => rejected,
+        })
     ).into_js_value();
     static REGISTERED: Cell<bool> = const { Cell::new(false) };
 }
@@ -91,9 +97,9 @@ impl From<Refusal> for JsValue {
 /// and returns the stage function with `fold` attached.
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, Refusal> {
-    let copy = config::checked_copy(&config)?;
+    let (copy, settings) = config::checked_copy(&config)?;
     register_entry_points();
-    let handle = StageHandle::new(&copy, js::next_stage_id());
+    let handle = StageHandle::new(&copy, js::next_stage_id(), settings);
     Ok(js::make_stage(&handle))
 }
 

@@ -12,24 +12,30 @@ use crate::core::events::{threw, InvalidSpot};
 use crate::core::format::MAX_ROLE_UNITS;
 use crate::core::recall::{covered_by_another, EntryFacts, IdBudget, OverBudget, SummaryFacts, TooLarge, MAX_ENTRIES};
 
-/// One recall as read.
+/// One recall as read: the entries as JS holds them, beside the facts the
+/// core decides with and each id as text.
 #[derive(Default)]
 pub struct Recall {
-    /// The caller's own entries, in load order.
-    pub entries: Vec<JsValue>,
-    /// Each entry's id, the caller's own string.
-    pub ids: Vec<JsString>,
+    pub entries: Vec<LoadedEntry>,
+    pub facts: Vec<EntryFacts>,
     /// Each id as Rust text (`id_text`), for matching and keys.
     pub id_texts: Vec<String>,
-    /// Each entry's `value` object, as read.
-    pub values: Vec<JsValue>,
-    /// Each entry's `value.content` when it is a string. Only the span's are
-    /// copied into Wasm, for the transcript: copying every content on every
-    /// visit would be most of a visit's cost (README, "Benchmarks").
-    pub contents: Vec<Option<JsString>>,
-    /// Each entry's `source` object, when it has one.
-    pub sources: Vec<JsValue>,
-    pub facts: Vec<EntryFacts>,
+}
+
+/// One loaded entry, as read.
+pub struct LoadedEntry {
+    /// The caller's own entry.
+    pub entry: JsValue,
+    /// Its id, the caller's own string.
+    pub id: JsString,
+    /// Its `value` object.
+    pub value: JsValue,
+    /// Its `value.content` when it is a string. Only the span's are copied
+    /// into Wasm, for the transcript: copying every content on every visit
+    /// would be most of a visit's cost (README, "Benchmarks").
+    pub content: Option<JsString>,
+    /// Its `source` object, when it has one.
+    pub source: JsValue,
 }
 
 /// Recall that breaks SPEC §8's shapes: where, and how many entries `loaded`
@@ -76,16 +82,14 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
         if let Some(covered_ids) = read.covered_ids {
             named.push((index, covered_ids));
         }
-        recall.entries.push(entry);
-        recall.ids.push(read.id);
-        recall.id_texts.push(read.id_text);
-        recall.values.push(read.value);
-        recall.contents.push(read.content);
-        recall.sources.push(read.source);
-        recall.facts.push(read.facts);
+        let EntryRead { id, id_text, value, content, source, facts, .. } = read;
+        recall.entries.push(LoadedEntry { entry, id, value, content, source });
+        recall.id_texts.push(id_text);
+        recall.facts.push(facts);
     }
     let covered = covered_by_another(&recall.id_texts, &named).map_err(|cycle| {
-        let summaries: Vec<String> = cycle.summaries.iter().map(|&index| String::from(&recall.ids[index])).collect();
+        let summaries: Vec<String> =
+            cycle.summaries.iter().map(|&index| String::from(&recall.entries[index].id)).collect();
         Unusable { spot: InvalidSpot::covered_in_a_cycle(cycle.index, &summaries), loaded_len: recall.entries.len() }
     })?;
     for (fact, covered) in recall.facts.iter_mut().zip(covered) {
@@ -239,10 +243,10 @@ pub fn is_claim(entry: &JsValue) -> bool {
 /// The span's messages as the transcript renders them (SPEC §5): each role
 /// read once, written with `String(role)` (its first [`MAX_ROLE_UNITS`]);
 /// None when one has no string form.
-pub fn span_roles(recall: &Recall, span: &[usize]) -> Option<Vec<Option<String>>> {
+pub fn span_roles(entries: &[LoadedEntry], span: &[usize]) -> Option<Vec<Option<String>>> {
     span.iter()
         .map(|&index| {
-            let role = recall.values[index].unchecked_ref::<Message>().role().ok()?;
+            let role = entries[index].value.unchecked_ref::<Message>().role().ok()?;
             if role.is_undefined() || role.is_null() {
                 return Some(None);
             }

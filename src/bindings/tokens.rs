@@ -13,8 +13,8 @@ use crate::core::events::InvalidSpot;
 /// Counts every entry's content into its facts; the first entry the counter
 /// gives no count for is the visit's invalid input.
 pub fn count_recall(counter: Option<&Function>, recall: &mut Recall) -> Result<(), InvalidSpot> {
-    for (index, content) in recall.contents.iter().enumerate() {
-        let tokens = match content {
+    for (index, loaded) in recall.entries.iter().enumerate() {
+        let tokens = match &loaded.content {
             Some(text) if text.length() > 0 => count(counter, text),
             _ => Ok(0.0),
         };

@@ -21,21 +21,41 @@ pub struct Fold {
     pub audit: Audit,
 }
 
-/// Marks where the new summary entry goes in a recall of slots.
-pub const NEW_SUMMARY_SLOT: u32 = u32::MAX;
+/// One place in a recall: a loaded entry, by its index in the snapshot, or
+/// the new summary entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Slot {
+    Loaded(u32),
+    NewSummary,
+}
 
-/// A recall as slots: indices into the loaded snapshot, or `NEW_SUMMARY_SLOT`.
+/// A recall as slots, and the event that explains it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settled {
-    pub recall: Vec<u32>,
+    pub recall: Vec<Slot>,
     pub event: Option<Event>,
 }
 
 impl Settled {
     /// Element-for-element the loaded snapshot: then nothing is assigned.
     pub fn is_unchanged(&self, loaded_len: usize) -> bool {
-        self.recall.len() == loaded_len && self.recall.iter().enumerate().all(|(i, &slot)| slot as usize == i)
+        self.recall.len() == loaded_len && self.recall.iter().enumerate().all(|(i, &slot)| slot == loaded(i))
     }
+}
+
+impl Slot {
+    /// The loaded entry's index; None for the new summary.
+    pub fn loaded_index(self) -> Option<usize> {
+        match self {
+            Slot::Loaded(index) => Some(index as usize),
+            Slot::NewSummary => None,
+        }
+    }
+}
+
+/// The slot of loaded entry `index`.
+pub fn loaded(index: usize) -> Slot {
+    Slot::Loaded(index as u32)
 }
 
 pub enum Plan {
@@ -265,45 +285,9 @@ impl Candidate {
         self.decline(events::latched(self.span))
     }
 
-    pub fn failed(&self, model: Option<&str>, caller: Caller, cause: &str, claim: &ClaimState) -> Settled {
-        self.decline(events::failed(self.span, model, caller, cause, claim))
-    }
-
-    pub fn not_smaller(
-        &self,
-        summary_chars: usize,
-        model: Option<&str>,
-        usage: Option<Usage>,
-        caller: Caller,
-        claim: &ClaimState,
-    ) -> Settled {
-        self.decline(events::not_smaller(self.span, summary_chars, model, usage, caller, claim))
-    }
-
     /// The id of the fleet's claim on this span (`msg-summary-claim-{from}-{to}`).
     pub fn claim_id(&self) -> String {
         claim_entry_id(self.span.from_turn, self.span.to_turn)
-    }
-
-    /// Another process holds a live claim on the span: no call.
-    pub fn claimed_elsewhere(&self) -> Settled {
-        self.decline(events::claimed_elsewhere(self.span, &self.claim_id()))
-    }
-
-    /// The store failed to take the claim: no call.
-    pub fn claim_failed(&self, cause: &str) -> Settled {
-        self.decline(events::claim_failed(self.span, &self.claim_id(), cause))
-    }
-
-    /// The span could not be read again to `what` (write the transcript,
-    /// gather the messages): declined before any call.
-    fn unreadable(&self, what: &str, claim: &ClaimState) -> Settled {
-        self.decline(events::unreadable_span(self.span, what, claim))
-    }
-
-    /// `countTokens` gave no count for the new summary: it is not used.
-    fn invalid_summary_tokens(&self, found: &str, caller: Caller, claim: &ClaimState) -> Settled {
-        self.decline(events::invalid_summary_tokens(self.span, found, caller, claim))
     }
 
     pub fn invalid_clock(&self, found: &str) -> Settled {
@@ -324,9 +308,9 @@ impl Candidate {
         // Stable: the new summary goes after existing summaries with the same toTurn.
         let insert_at = self.summary_turns.partition_point(|&t| t <= self.span.to_turn);
         let mut recall = Vec::with_capacity(kept_summaries.len() + 1 + tail.len());
-        recall.extend(kept_summaries[..insert_at].iter().map(|&i| i as u32));
-        recall.push(NEW_SUMMARY_SLOT);
-        recall.extend(kept_summaries[insert_at..].iter().chain(tail).map(|&i| i as u32));
+        recall.extend(kept_summaries[..insert_at].iter().map(|&i| loaded(i)));
+        recall.push(Slot::NewSummary);
+        recall.extend(kept_summaries[insert_at..].iter().chain(tail).map(|&i| loaded(i)));
         let mut dropped = self.part.left_out();
         dropped.extend(self.folded_indices());
         let summary_id = self.summary_id();
@@ -402,6 +386,27 @@ impl<Entry> CallOutcome<Entry> {
     pub fn warns(&self) -> bool {
         matches!(self, CallOutcome::Unreadable { .. } | CallOutcome::SummaryUncounted { .. })
     }
+
+    /// Whether the fleet's claim a run holds is given up: nothing came of
+    /// it for the fleet to load (the call failed or could not be made, the
+    /// summary cannot be counted, or its write failed), so the next turn
+    /// may claim the span again. A refusal keeps it: the same span gives
+    /// the same answer, so the claim spares the fleet that call until its
+    /// lease ends.
+    pub fn gives_up_claim(&self) -> bool {
+        matches!(
+            self,
+            CallOutcome::Failed { .. }
+                | CallOutcome::Unreadable { .. }
+                | CallOutcome::SummaryUncounted { .. }
+                | CallOutcome::Folded { write_back: WriteBack::Failed(_), .. }
+        )
+    }
+
+    /// Whether no call was made, so an event says nothing of claims.
+    pub fn made_no_call(&self) -> bool {
+        matches!(self, CallOutcome::ClaimedElsewhere | CallOutcome::ClaimFailed { .. } | CallOutcome::Unreadable { .. })
+    }
 }
 
 impl Candidate {
@@ -414,20 +419,21 @@ impl Candidate {
         caller: Caller,
         claim: &ClaimState,
     ) -> (Settled, Option<Entry>) {
-        let settled = match outcome {
-            CallOutcome::ClaimedElsewhere => self.claimed_elsewhere(),
-            CallOutcome::ClaimFailed { cause } => self.claim_failed(&cause),
-            CallOutcome::Unreadable { what } => self.unreadable(what, claim),
-            CallOutcome::Failed { cause } => self.failed(model, caller, &cause, claim),
+        let span = self.span;
+        let declined = match outcome {
+            CallOutcome::ClaimedElsewhere => events::claimed_elsewhere(span, &self.claim_id()),
+            CallOutcome::ClaimFailed { cause } => events::claim_failed(span, &self.claim_id(), &cause),
+            CallOutcome::Unreadable { what } => events::unreadable_span(span, what, claim),
+            CallOutcome::Failed { cause } => events::failed(span, model, caller, &cause, claim),
             CallOutcome::NotSmaller { summary_chars, usage } => {
-                self.not_smaller(summary_chars, model, usage, caller, claim)
+                events::not_smaller(span, summary_chars, model, usage, caller, claim)
             }
-            CallOutcome::SummaryUncounted { found } => self.invalid_summary_tokens(&found, caller, claim),
+            CallOutcome::SummaryUncounted { found } => events::invalid_summary_tokens(span, &found, caller, claim),
             CallOutcome::Folded { entry, fold, write_back } => {
                 return (self.folded(&fold, &write_back, model, caller, claim), Some(entry));
             }
         };
-        (settled, None)
+        (self.decline(declined), None)
     }
 }
 
@@ -435,13 +441,13 @@ impl Candidate {
 pub fn invalid_input(loaded_len: usize, spot: &InvalidSpot) -> Settled {
     let (reason, evidence) = events::invalid_input(spot);
     Settled {
-        recall: (0..loaded_len as u32).collect(),
+        recall: (0..loaded_len).map(loaded).collect(),
         event: Some(make_event(loaded_len, loaded_len, Vec::new(), None, reason, evidence)),
     }
 }
 
-fn concat_slots(first: &[usize], second: &[usize]) -> Vec<u32> {
-    first.iter().chain(second).map(|&i| i as u32).collect()
+fn concat_slots(first: &[usize], second: &[usize]) -> Vec<Slot> {
+    first.iter().chain(second).map(|&i| loaded(i)).collect()
 }
 
 fn make_event(

@@ -17,8 +17,6 @@
 //! bound every wait.
 
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
@@ -78,6 +76,10 @@ impl<T: Clone> Flights<T> {
 }
 
 impl<T: Clone> Flight<T> {
+    pub fn stage_id(&self) -> f64 {
+        self.stage_id
+    }
+
     pub fn key(&self) -> &str {
         &self.key
     }
@@ -100,19 +102,15 @@ impl<T: Clone> Flight<T> {
         self.outcome.borrow().clone()
     }
 
-    /// The outcome once it is published, or None once `expired` is (the
-    /// host's timer of the join window; never, without one). Each poll
-    /// borrows only for its own check: nothing is borrowed across the wait.
-    pub async fn outcome(&self, mut expired: Option<impl Future + Unpin>) -> Option<T> {
-        std::future::poll_fn(|cx| {
-            if let Some(outcome) = self.published() {
-                return Poll::Ready(Some(outcome));
+    /// The outcome once it is published. Each poll borrows only for its
+    /// own check: nothing is borrowed across the wait.
+    pub async fn outcome(&self) -> T {
+        std::future::poll_fn(|cx| match self.published() {
+            Some(outcome) => Poll::Ready(outcome),
+            None => {
+                self.wake_on_publish(cx.waker());
+                Poll::Pending
             }
-            if expired.as_mut().is_some_and(|expired| Pin::new(expired).poll(cx).is_ready()) {
-                return Poll::Ready(None);
-            }
-            self.wake_on_publish(cx.waker());
-            Poll::Pending
         })
         .await
     }
@@ -127,6 +125,7 @@ impl<T: Clone> Flight<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     use std::task::Wake;
@@ -175,13 +174,14 @@ mod tests {
         let flights = Flights::<u32>::default();
         let flight = flights.start(1.0, "k".into(), 0.0);
         let mut cx = std::task::Context::from_waker(Waker::noop());
-        let never = None::<std::future::Pending<()>>;
-        let mut waiting = std::pin::pin!(flight.outcome(never));
+        let never = std::future::pending::<()>();
+        let mut waiting = std::pin::pin!(crate::core::deadline::before(never, flight.outcome()));
         assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Pending);
         flight.publish(5);
         assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Ready(Some(5)));
         let late = flights.start(1.0, "k2".into(), 0.0);
-        let mut expired = std::pin::pin!(late.outcome(Some(std::future::ready(()))));
+        let ended = std::future::ready(());
+        let mut expired = std::pin::pin!(crate::core::deadline::before(ended, late.outcome()));
         assert_eq!(expired.as_mut().poll(&mut cx), Poll::Ready(None), "the window ended first");
     }
 }

@@ -2,6 +2,7 @@
 //! Nothing here knows about JavaScript; `cargo test` runs it natively.
 
 pub mod config;
+pub mod deadline;
 pub mod decision;
 pub mod details;
 pub mod events;
@@ -11,6 +12,7 @@ pub mod format;
 pub mod identity;
 pub mod js_number;
 pub mod latch;
+pub mod memory;
 pub mod notation;
 pub mod recall;
 pub mod shapes;

@@ -19,13 +19,14 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use super::config::{claim_version, StageConfig, JOIN_WINDOW_MS};
-use super::decision::{self, CallOutcome, Candidate, Fold, Plan, Settled};
+use super::deadline;
+use super::decision::{self, CallOutcome, Candidate, Fold, Plan, Settled, Slot};
 use super::details::{self, Audit};
 use super::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, Usage, WriteBack};
-use super::flight::Flights;
 use super::format::utf16_len;
 use super::js_number::js_number_to_string;
 use super::latch::span_key_text;
+use super::memory::Memory;
 use super::recall::{claim_dated, partition, EntryFacts};
 use super::shapes::{Claim, ClaimEntry, ClaimMetadata, Coverage, Message, Metadata, Source, SummaryEntry};
 
@@ -46,9 +47,18 @@ pub struct Outcome<Entry> {
     pub untouched: bool,
 }
 
-impl<Entry> Outcome<Entry> {
+impl<Entry: Clone> Outcome<Entry> {
     fn of(settled: Settled) -> Outcome<Entry> {
         Outcome { settled, new_summary: None, untouched: false }
+    }
+
+    /// Recall's entries in order: each loaded one as `loaded` gives it by
+    /// its index, and the new summary in its slot.
+    pub fn recall<'a>(&'a self, loaded: impl Fn(usize) -> Entry + 'a) -> impl Iterator<Item = Entry> + 'a {
+        self.settled.recall.iter().filter_map(move |slot| match *slot {
+            Slot::Loaded(index) => Some(loaded(index as usize)),
+            Slot::NewSummary => self.new_summary.clone(),
+        })
     }
 }
 
@@ -100,26 +110,42 @@ pub fn summary_entry<'a, V>(
     }
 }
 
-/// Steps 2–8 of a visit whose recall and identity the host has read: the
-/// identity's key when it names one conversation, or the visit's bad input.
-pub fn visit<H: Host>(mut host: H, read: Result<Option<String>, InvalidSpot>) -> Visited<H> {
-    let identity_key = match read {
+/// The stage a visit runs for: its id (which tells its latch and flights
+/// apart from every other stage's), its config, read and checked once at
+/// build, and the module's memory of flights and latches.
+pub struct Stage<Entry> {
+    pub id: f64,
+    pub config: Rc<StageConfig>,
+    pub memory: Rc<Memory<Entry>>,
+}
+
+/// What step 1 read: each loaded entry's facts and id text, and the
+/// identity's key (None when it names no conversation), or the visit's
+/// first bad input.
+pub struct Loaded {
+    /// How many entries `loaded` held, even when reading stopped at a bad one.
+    pub len: usize,
+    pub facts: Vec<EntryFacts>,
+    /// Each entry's id as text, for keys.
+    pub id_texts: Vec<String>,
+    pub identity_key: Result<Option<String>, InvalidSpot>,
+}
+
+/// Steps 2–8 of a visit whose recall and identity the host has read.
+pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Visited<H> {
+    let config = &*stage.config;
+    let identity_key = match loaded.identity_key {
         Ok(key) => key,
-        Err(spot) => return Visited::Now(invalid_input(&host, spot)),
+        Err(spot) => return Visited::Now(invalid_input(&host, config, loaded.len, spot)),
     };
-    if host.loaded_len() == 0 {
-        return Visited::Now(host.deliver(Outcome::of(Settled { recall: Vec::new(), event: None })));
-    }
-    // With token budgets, every entry's content is counted once, by one counter.
-    if host.config().tokens.is_some() {
-        if let Err(spot) = host.count_tokens() {
-            return Visited::Now(invalid_input(&host, spot));
-        }
+    let settle_now = |host: &H, settled: Settled| Visited::Now(host.deliver(Outcome::of(settled)));
+    if loaded.len == 0 {
+        return settle_now(&host, Settled { recall: Vec::new(), event: None });
     }
 
     // 2–5. Partition, seam, and whether a call is worth making at all.
-    let candidate = match decision::plan(host.config(), host.facts(), partition(host.facts())) {
-        Plan::Settle(settled) => return Visited::Now(host.deliver(Outcome::of(settled))),
+    let candidate = match decision::plan(config, &loaded.facts, partition(&loaded.facts)) {
+        Plan::Settle(settled) => return settle_now(&host, settled),
         Plan::Consider(candidate) => candidate,
     };
 
@@ -127,23 +153,24 @@ pub fn visit<H: Host>(mut host: H, read: Result<Option<String>, InvalidSpot>) ->
     // call over the same span; a clock that cannot stamp the fold.
     // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
     let span: Rc<[usize]> = candidate.folded_indices().into();
-    host.keep_span(&span);
-    let key = identity_key.map(|identity| span_key_text(&identity, span.iter().map(|&index| host.id_text(index))));
-    let settle_now = |host: &H, settled: Settled| Visited::Now(host.deliver(Outcome::of(settled)));
-    if key.as_deref().is_some_and(|key| host.latched(key)) {
+    host.keep_span(&span, &loaded.facts);
+    let id_texts = span.iter().map(|&index| loaded.id_texts[index].as_str());
+    let key = identity_key.map(|identity| span_key_text(&identity, id_texts));
+    if key.as_deref().is_some_and(|key| stage.memory.is_latched(stage.id, key)) {
         return settle_now(&host, candidate.latched());
     }
-    if let Some(declined) =
-        candidate.too_few_tokens(host.config()).or_else(|| candidate.predicted_refusal(host.config()))
-    {
+    if let Some(declined) = candidate.too_few_tokens(config).or_else(|| candidate.predicted_refusal(config)) {
         return settle_now(&host, declined);
     }
-    if let Some(deferred) = candidate.defer(host.config()) {
+    if let Some(deferred) = candidate.defer(config) {
         return settle_now(&host, deferred);
     }
-    let in_flight = |host: &H| key.as_deref().and_then(|key| host.find_flight(key));
+    let in_flight = |host: &H| {
+        let key = key.as_deref()?;
+        stage.memory.flights().find(stage.id, key, config.join_window_ms(), host.wall_clock())
+    };
     if let Some(flight) = in_flight(&host) {
-        return follow(host, candidate, flight);
+        return follow(host, stage, candidate, flight);
     }
     // Only a user's `now` can fail, so only it is read before paying for the
     // call (`None` without one: `Date.now` is read when it is needed).
@@ -151,220 +178,243 @@ pub fn visit<H: Host>(mut host: H, read: Result<Option<String>, InvalidSpot>) ->
         Ok(now) => now,
         Err(found) => {
             let settled = candidate.invalid_clock(&found);
-            warn_about(&host, settled.event.as_ref());
+            warn_about(&host, config, settled.event.as_ref());
             return settle_now(&host, settled);
         }
     };
     // A user's `now` is user code: it may have started a run over this span.
     if let Some(flight) = in_flight(&host) {
-        return follow(host, candidate, flight);
+        return follow(host, stage, candidate, flight);
     }
 
     // 8. The one call, started now. The flight is listed first: the call
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
-    let flight = key.map(|key| host.start_flight(key));
+    let flight = key.map(|key| stage.memory.flights().start(stage.id, key, host.wall_clock()));
     // The fleet claims a span only for a conversation it can tell apart
     // (§8, Isolation): without a key, two conversations would claim one span.
-    let first = match host.config().claim_lease_ms.filter(|_| flight.is_some()) {
+    let lease_ms = config.claim_lease_ms.filter(|_| flight.is_some());
+    let facts = loaded.facts;
+    let run = Run { host, stage, facts, candidate, span, flight, clock_before_call };
+    let first = match lease_ms {
         Some(lease_ms) => First::Claim { lease_ms },
-        None => match host.start_summarizer(&span) {
+        None => match run.host.summarize(&run.span) {
             Ok(call) => First::Call(call),
-            Err(what) => {
-                let outcome = CallOutcome::Unreadable { what };
-                return Visited::Now(conclude(&host, &candidate, flight, outcome, &ClaimState::Silent));
-            }
+            Err(what) => return Visited::Now(run.finish_unclaimed(CallOutcome::Unreadable { what })),
         },
     };
-    Visited::Later(Box::pin(lead(host, candidate, span, flight, clock_before_call, first)))
+    Visited::Later(Box::pin(run.lead(first)))
 }
 
 /// What the run that leads does first: await the call it started, or (with
 /// `claims: true`) claim the span for the fleet and only then call.
-enum First<Call> {
-    Call(Call),
+enum First<Text> {
+    Call(Pending<Result<Answer<Text>, String>>),
     Claim { lease_ms: f64 },
 }
 
-/// Steps 8–10 for the run that makes the call, then settle.
-async fn lead<H: Host>(
+/// The run that makes the call: what it knows once the call is decided.
+struct Run<H: Host> {
     host: H,
+    stage: Stage<H::Entry>,
+    facts: Vec<EntryFacts>,
     candidate: Candidate,
     span: Rc<[usize]>,
+    /// Its flight, when its span can be told apart: other runs join it.
     flight: Option<Rc<Flight<H::Entry>>>,
     clock_before_call: Option<f64>,
-    first: First<H::Call>,
-) -> H::Delivered {
-    let caller = leader(&flight);
-    let (call, held) = match first {
-        First::Call(call) => (call, None),
-        First::Claim { lease_ms } => {
-            match claim_and_call(&host, &candidate, &span, &flight, clock_before_call, lease_ms).await {
-                Ok(call) => call,
-                Err(delivered) => return delivered,
-            }
-        }
-    };
-    // 8. Await the summarizer's answer.
-    let Answer { text, copy, usage } = match host.summary(call).await {
-        Ok(answer) => answer,
-        Err(cause) => {
-            host.warn_once(|| warning::summarizer_failed(&host.config().strategy_id, &cause));
-            let outcome = CallOutcome::Failed { cause };
-            end_flight(&host, flight, &outcome);
-            let claim = give_up_or(&host, &candidate, held, || unclaimed(&host, caller)).await;
-            return host.deliver(settle(&host, &candidate, outcome, caller, &claim));
-        }
-    };
-    // Kept through a refusal: the same span gives the same answer, so
-    // the claim spares the fleet that call until its lease ends.
-    let claim = match &held {
-        Some(held) => ClaimState::Held(held.id.clone()),
-        None => unclaimed(&host, caller),
-    };
-    // 9. A summary that does not make recall smaller is refused, and its
-    // span latched: the same span gives the same answer.
-    let summary_chars = candidate.label_chars() + utf16_len(&copy);
-    if !candidate.made_smaller_by(summary_chars) {
-        let outcome = CallOutcome::NotSmaller { summary_chars, usage };
-        return conclude(&host, &candidate, flight, outcome, &claim);
-    }
-    // 10. Fold: the summary entry, stamped when the fold happens (after
-    // the call; a clock that broke during it keeps the earlier reading),
-    // and what it kept of the span's exact details. With `keepDetails`,
-    // a line lists the dropped ones, in the room left below the span's
-    // length, so the summary stays smaller than what it replaces.
-    let now = clock(&host).unwrap_or_else(|_| clock_before_call.unwrap_or_else(|| host.wall_clock()));
-    // The span's texts are copied now, not held from before the call: a
-    // summarizer that never answers (no `timeoutMs`) would otherwise keep
-    // them in the memory every conversation shares.
-    let span_texts = host.span_texts(&span);
-    let rolled = |index: usize| host.facts()[index].summary.is_some();
-    let audited = span.iter().zip(&span_texts).map(|(&index, text)| details::audited_text(text, rolled(index)));
-    let mut audit = details::audit(audited, &copy);
-    let room = candidate.room_after(summary_chars);
-    let pinned = host.config().keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
-    let facts = candidate.span;
-    let label = host.config().header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
-    let content = host.summary_content(&label, text, &pinned);
-    let summary_tokens = match host.config().tokens.map(|_| host.count_summary_tokens(&content)).transpose() {
-        Ok(tokens) => tokens,
-        Err(found) => {
-            let outcome = CallOutcome::SummaryUncounted { found };
-            end_flight(&host, flight, &outcome);
-            let claim = give_up_or(&host, &candidate, held, || claim).await;
-            return host.deliver(settle(&host, &candidate, outcome, caller, &claim));
-        }
-    };
-    let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), summary_tokens, usage, audit };
-    let claim_id = held.as_ref().map(|held| held.id.as_str());
-    let entry = host.summary_entry(&candidate, &span, content, now, claim_id, &fold.audit);
-    if !host.has_store() {
-        let outcome = CallOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
-        return conclude(&host, &candidate, flight, outcome, &claim);
-    }
-    // Waiting runs go on as soon as the summary exists: the write is
-    // this run's own (a store that never answers holds no one else).
-    if let Some(flight) = &flight {
-        let fold = Fold { usage: None, ..fold.clone() };
-        flight.publish(CallOutcome::Folded { entry: entry.clone(), fold, write_back: WriteBack::ByLeader });
-    }
-    let written = host.put(&entry).await;
-    if let Some(flight) = &flight {
-        host.finish_flight(flight);
-    }
-    let (write_back, claim) = match written {
-        Ok(()) => (WriteBack::Written, claim),
-        Err(cause) => {
-            host.warn_once(|| warning::store_refused(&host.config().strategy_id, &cause));
-            // No summary for the fleet to load: let the next turn pay for it.
-            let claim = give_up_or(&host, &candidate, held, || claim).await;
-            (WriteBack::Failed(cause), claim)
-        }
-    };
-    let outcome = CallOutcome::Folded { entry, fold, write_back };
-    host.deliver(settle(&host, &candidate, outcome, caller, &claim))
 }
 
-/// What an event says of a run that made its call without a claim: once
-/// per stage, that the store cannot take claims (a leader's identity
-/// names its conversation, so it would have claimed; a run alone never
-/// claims).
-fn unclaimed<H: Host>(host: &H, caller: Caller) -> ClaimState {
-    if caller == Caller::Leader && host.config().claim_lease_ms.is_some() && host.first_claims_note() {
-        ClaimState::Unsupported
-    } else {
-        ClaimState::Silent
+impl<H: Host> Run<H> {
+    fn config(&self) -> &StageConfig {
+        &self.stage.config
+    }
+
+    /// Steps 8–10, then the run's one ending.
+    async fn lead(self, first: First<H::Text>) -> H::Delivered {
+        let (call, held) = match first {
+            First::Call(call) => (call, None),
+            First::Claim { lease_ms } => match self.claim_and_call(lease_ms).await {
+                Ok(claimed) => claimed,
+                Err((outcome, held)) => return self.finish(outcome, held).await,
+            },
+        };
+        let outcome = self.fold(call, held.as_ref()).await;
+        self.finish(outcome, held).await
+    }
+
+    /// Awaits the summarizer's answer and, when it makes recall smaller,
+    /// folds it into the summary entry and writes that back.
+    async fn fold(
+        &self,
+        call: Pending<Result<Answer<H::Text>, String>>,
+        held: Option<&HeldClaim<H::Writer>>,
+    ) -> CallOutcome<H::Entry> {
+        let (host, config, candidate) = (&self.host, self.config(), &self.candidate);
+        // 8. Await the summarizer's answer.
+        let Answer { text, copy, usage } = match call.await {
+            Ok(answer) => answer,
+            Err(cause) => {
+                host.warn_once(|| warning::summarizer_failed(&config.strategy_id, &cause));
+                return CallOutcome::Failed { cause };
+            }
+        };
+        // 9. A summary that does not make recall smaller is refused, and its
+        // span latched: the same span gives the same answer.
+        let summary_chars = candidate.label_chars() + utf16_len(&copy);
+        if !candidate.made_smaller_by(summary_chars) {
+            return CallOutcome::NotSmaller { summary_chars, usage };
+        }
+        // 10. Fold: the summary entry, stamped when the fold happens (after
+        // the call; a clock that broke during it keeps the earlier reading),
+        // and what it kept of the span's exact details. With `keepDetails`,
+        // a line lists the dropped ones, in the room left below the span's
+        // length, so the summary stays smaller than what it replaces.
+        let now = clock(host).unwrap_or_else(|_| self.clock_before_call.unwrap_or_else(|| host.wall_clock()));
+        // The span's texts are copied now, not held from before the call: a
+        // summarizer that never answers (no `timeoutMs`) would otherwise keep
+        // them in the memory every conversation shares.
+        let span_texts = host.span_texts(&self.span);
+        let rolled = |index: usize| self.facts[index].summary.is_some();
+        let audited =
+            self.span.iter().zip(&span_texts).map(|(&index, text)| details::audited_text(text, rolled(index)));
+        let mut audit = details::audit(audited, &copy);
+        let room = candidate.room_after(summary_chars);
+        let pinned = config.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
+        let facts = candidate.span;
+        let label = config.header().render(&[facts.from_turn, facts.to_turn, facts.entries as f64]);
+        let content = host.summary_content(&label, text, &pinned);
+        let summary_tokens = match config.tokens.map(|_| host.count_summary_tokens(&content)).transpose() {
+            Ok(tokens) => tokens,
+            Err(found) => return CallOutcome::SummaryUncounted { found },
+        };
+        let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), summary_tokens, usage, audit };
+        let claim_id = held.map(|held| held.id.as_str());
+        let entry = host.summary_entry(candidate, &self.span, content, now, claim_id, &fold.audit);
+        let Some(written) = host.put(&entry) else {
+            return CallOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
+        };
+        // Waiting runs go on as soon as the summary exists: the write is
+        // this run's own (a store that never answers holds no one else).
+        if let Some(flight) = &self.flight {
+            let fold = Fold { usage: None, ..fold.clone() };
+            flight.publish(CallOutcome::Folded { entry: entry.clone(), fold, write_back: WriteBack::ByLeader });
+        }
+        let write_back = match written.await {
+            Ok(()) => WriteBack::Written,
+            Err(cause) => {
+                host.warn_once(|| warning::store_refused(&config.strategy_id, &cause));
+                WriteBack::Failed(cause)
+            }
+        };
+        CallOutcome::Folded { entry, fold, write_back }
+    }
+
+    /// The run's one ending: its outcome published to the runs that joined
+    /// it, a claim it holds kept or given up, and the outcome delivered.
+    async fn finish(self, outcome: CallOutcome<H::Entry>, held: Option<HeldClaim<H::Writer>>) -> H::Delivered {
+        let Some(held) = held else {
+            return self.finish_unclaimed(outcome);
+        };
+        self.end_flight(&outcome);
+        let claim = if outcome.gives_up_claim() {
+            // No summary for the fleet to load: let the next turn pay for it.
+            self.give_up(held).await
+        } else {
+            ClaimState::Held(held.id)
+        };
+        self.deliver(outcome, &claim)
+    }
+
+    /// The ending of a run that holds no claim, at once.
+    fn finish_unclaimed(self, outcome: CallOutcome<H::Entry>) -> H::Delivered {
+        self.end_flight(&outcome);
+        let claim = if outcome.made_no_call() { ClaimState::Silent } else { self.unclaimed() };
+        self.deliver(outcome, &claim)
+    }
+
+    /// Publishes the outcome, so waiting runs go on, and frees the span; a
+    /// span the outcome latches is latched first. Only a span that can be
+    /// told apart has a flight, so only it is latched (§8, Isolation).
+    fn end_flight(&self, outcome: &CallOutcome<H::Entry>) {
+        if let Some(flight) = &self.flight {
+            if self.stage.memory.end(flight, outcome) {
+                self.host.free_latch_with_stage();
+            }
+        }
+    }
+
+    /// What an event says of a run that made its call without a claim:
+    /// once per stage, that the store cannot take claims (a leader's
+    /// identity names its conversation, so it would have claimed; a run
+    /// alone never claims).
+    fn unclaimed(&self) -> ClaimState {
+        if self.flight.is_some() && self.config().claim_lease_ms.is_some() && self.host.first_claims_note() {
+            ClaimState::Unsupported
+        } else {
+            ClaimState::Silent
+        }
+    }
+
+    fn deliver(&self, outcome: CallOutcome<H::Entry>, claim: &ClaimState) -> H::Delivered {
+        let caller = if self.flight.is_some() { Caller::Leader } else { Caller::Alone };
+        self.host.deliver(settle(&self.host, self.config(), &self.candidate, outcome, caller, claim))
     }
 }
 
 /// A run over a span another run is calling for: it settles from that
-/// run's outcome, at once when it is published already.
-fn follow<H: Host>(host: H, candidate: Candidate, flight: Rc<Flight<H::Entry>>) -> Visited<H> {
+/// run's outcome, at once when it is published already; otherwise it waits
+/// until the flight is as old as the join window, when it has one.
+fn follow<H: Host>(host: H, stage: Stage<H::Entry>, candidate: Candidate, flight: Rc<Flight<H::Entry>>) -> Visited<H> {
+    let window_ms = stage.config.join_window_ms();
+    let settle_from = move |host: &H, outcome| {
+        host.deliver(settle(host, &stage.config, &candidate, outcome, Caller::Follower, &ClaimState::Silent))
+    };
     if let Some(outcome) = flight.published() {
-        return Visited::Now(host.deliver(settle(&host, &candidate, outcome, Caller::Follower, &ClaimState::Silent)));
+        return Visited::Now(settle_from(&host, outcome));
     }
     Visited::Later(Box::pin(async move {
-        let outcome = host.published(&flight).await.unwrap_or_else(|| CallOutcome::Failed {
+        let outcome = match window_ms {
+            Some(ms) => {
+                deadline::before(host.timer(flight.started_at() + ms - host.wall_clock()), flight.outcome()).await
+            }
+            None => Some(flight.outcome().await),
+        };
+        let outcome = outcome.unwrap_or_else(|| CallOutcome::Failed {
             cause: format!(
                 "the concurrent run's call did not answer within the {} ms join window",
                 js_number_to_string(JOIN_WINDOW_MS)
             ),
         });
-        host.deliver(settle(&host, &candidate, outcome, Caller::Follower, &ClaimState::Silent))
+        settle_from(&host, outcome)
     }))
-}
-
-/// The leader's end without a write: publish, free the span, settle.
-fn conclude<H: Host>(
-    host: &H,
-    candidate: &Candidate,
-    flight: Option<Rc<Flight<H::Entry>>>,
-    outcome: CallOutcome<H::Entry>,
-    claim: &ClaimState,
-) -> H::Delivered {
-    let caller = leader(&flight);
-    end_flight(host, flight, &outcome);
-    host.deliver(settle(host, candidate, outcome, caller, claim))
-}
-
-/// Publishes the leader's outcome, so waiting runs go on, and frees the
-/// span; a span the outcome latches is latched first. Only a span that
-/// can be told apart has a flight, so only it is latched (§8, Isolation).
-fn end_flight<H: Host>(host: &H, flight: Option<Rc<Flight<H::Entry>>>, outcome: &CallOutcome<H::Entry>) {
-    if let Some(flight) = flight {
-        if outcome.latches() {
-            host.latch(flight.key());
-        }
-        flight.publish(outcome.clone());
-        host.finish_flight(&flight);
-    }
 }
 
 fn settle<H: Host>(
     host: &H,
+    config: &StageConfig,
     candidate: &Candidate,
     outcome: CallOutcome<H::Entry>,
     caller: Caller,
     claim: &ClaimState,
 ) -> Outcome<H::Entry> {
     let warns = outcome.warns();
-    let (settled, new_summary) = candidate.settle(outcome, host.config().model(), caller, claim);
+    let (settled, new_summary) = candidate.settle(outcome, config.model(), caller, claim);
     if warns {
-        warn_about(host, settled.event.as_ref());
+        warn_about(host, config, settled.event.as_ref());
     }
     Outcome { settled, new_summary, untouched: false }
 }
 
-fn invalid_input<H: Host>(host: &H, spot: InvalidSpot) -> H::Delivered {
-    let settled = decision::invalid_input(host.loaded_len(), &spot);
-    warn_about(host, settled.event.as_ref());
+fn invalid_input<H: Host>(host: &H, config: &StageConfig, loaded_len: usize, spot: InvalidSpot) -> H::Delivered {
+    let settled = decision::invalid_input(loaded_len, &spot);
+    warn_about(host, config, settled.event.as_ref());
     host.deliver(Outcome { settled, new_summary: None, untouched: true })
 }
 
-fn warn_about<H: Host>(host: &H, event: Option<&Event>) {
+fn warn_about<H: Host>(host: &H, config: &StageConfig, event: Option<&Event>) {
     if let Some(event) = event {
-        host.warn_once(|| warning::declined(&host.config().strategy_id, &event.reason));
+        host.warn_once(|| warning::declined(&config.strategy_id, &event.reason));
     }
 }
 
@@ -373,22 +423,11 @@ fn clock<H: Host>(host: &H) -> Result<f64, String> {
     host.configured_clock().unwrap_or_else(|| Ok(host.wall_clock()))
 }
 
-/// The run that makes the call: a leader other runs can join when its span
-/// can be told apart (it has a flight), alone otherwise (§8, Isolation).
-fn leader<Entry>(flight: &Option<Rc<Flight<Entry>>>) -> Caller {
-    if flight.is_some() {
-        Caller::Leader
-    } else {
-        Caller::Alone
-    }
-}
-
 mod claims;
 mod host;
 
-use claims::{claim_and_call, give_up_or};
 pub use claims::{claim_entry, ConditionalWrite, HeldClaim};
-pub use host::Host;
+pub use host::{Host, Pending};
 
 #[cfg(test)]
 mod tests;

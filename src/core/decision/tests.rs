@@ -111,8 +111,8 @@ fn fold_places_the_new_summary_among_summaries_by_to_turn() {
     );
     let candidate = consider(&config(20, 4), &facts);
     let settled = written_fold(&candidate);
-    assert_eq!(settled.recall[0], NEW_SUMMARY_SLOT, "toTurn 8 sorts before 99");
-    assert_eq!(settled.recall[1], 0);
+    assert_eq!(settled.recall[0], Slot::NewSummary, "toTurn 8 sorts before 99");
+    assert_eq!(settled.recall[1], loaded(0));
     let event = settled.event.unwrap();
     assert_eq!(event.added.as_deref(), Some("msg-summary-1-8"));
     assert_eq!(event.input_count, 21);
@@ -126,7 +126,7 @@ fn claims_never_reach_recall_and_are_dropped() {
     let mut facts = conversation(3, 2, 100);
     facts.push(EntryFacts { claim: true, ..EntryFacts::default() });
     let Plan::Settle(settled) = plan(&config(20, 5), &facts, partition(&facts)) else { panic!() };
-    assert_eq!(settled.recall, (0..6).collect::<Vec<_>>());
+    assert_eq!(settled.recall, (0..6).map(loaded).collect::<Vec<_>>());
     let event = settled.event.unwrap();
     assert_eq!(event.dropped, [6]);
     assert!(event.reason.starts_with("1 fleet claim left out"), "{}", event.reason);
@@ -137,11 +137,12 @@ fn claims_never_reach_recall_and_are_dropped() {
     assert!(!candidate.folded_indices().contains(&3));
     assert_eq!(candidate.claim_id(), "msg-summary-claim-1-8");
     let settled = written_fold(&candidate);
-    assert!(!settled.recall.contains(&3));
+    assert!(!settled.recall.contains(&loaded(3)));
     assert_eq!(settled.event.unwrap().dropped[0], 3);
-    let elsewhere = candidate.claimed_elsewhere();
+    let (elsewhere, _) =
+        candidate.settle::<()>(CallOutcome::ClaimedElsewhere, None, Caller::Leader, &ClaimState::Silent);
     assert_eq!(elsewhere.recall.len(), 20, "verbatim, without the claim");
-    assert!(!elsewhere.recall.contains(&3));
+    assert!(!elsewhere.recall.contains(&loaded(3)));
     assert!(elsewhere.event.unwrap().reason.contains("msg-summary-claim-1-8"));
 }
 
@@ -187,7 +188,7 @@ fn a_foreseeable_refusal_is_declined_only_with_an_option_beyond_the_original() {
     assert!(event.reason.starts_with("replacement-not-smaller, no call made:"), "{}", event.reason);
     assert!(event.reason.contains(&format!("room for {} chars", label - 1)), "{}", event.reason);
     assert!(matches!(event.evidence, Evidence::Predicted(Predicted { predicted: true, .. })));
-    assert_eq!(settled.recall, (0..4).collect::<Vec<_>>(), "verbatim");
+    assert_eq!(settled.recall, (0..4).map(loaded).collect::<Vec<_>>(), "verbatim");
     // The same span without an option beyond the original: called, as the original calls it.
     let (parity, same) = span_of(2 * label - 1, false);
     assert!(same.predicted_refusal(&parity).is_none());
@@ -219,7 +220,7 @@ fn min_fold_tokens_declines_a_raw_span_under_the_floor_while_waiting_loses_no_tu
         serde_json::to_value(&event.evidence).unwrap(),
         serde_json::json!({ "spanEntries": 16, "spanChars": 1600, "summarizerCalled": false, "newTokens": 400.0, "minFoldTokens": 401.0 })
     );
-    assert_eq!(settled.recall, (4..25).collect::<Vec<_>>(), "the summary, then verbatim");
+    assert_eq!(settled.recall, (4..25).map(loaded).collect::<Vec<_>>(), "the summary, then verbatim");
     // The oldest loaded entry is one no summary holds: the next turn may
     // push it out of the load window, so the span folds now.
     let uncovered = &facts[5..];

@@ -18,24 +18,24 @@ pub struct HeldClaim<Writer> {
     /// given up (`claim_version` says why it is written as it is).
     pub version: f64,
     pub claimed_at: f64,
+    /// What its entry's `createdAt` and `updatedAt` say (`claim_dated`).
+    pub dated: f64,
     pub lease_ms: f64,
     /// The store's `putIfVersion` as the claim read it: the give-up calls
     /// the same function, not whatever the store holds after the awaits.
     pub writer: Writer,
 }
 
-/// `claim`'s entry on `candidate`'s span, its lease ending at `ttl`, dated
-/// by the loaded entries (`claim_dated`).
+/// `claim`'s entry on `candidate`'s span, its lease ending at `ttl`.
 pub fn claim_entry<'a, W, V>(
     config: &StageConfig,
     candidate: &Candidate,
-    loaded: &[EntryFacts],
     claim: &'a HeldClaim<W>,
     ttl: f64,
     identity: Option<V>,
 ) -> ClaimEntry<'a, V> {
     let facts = candidate.span;
-    let dated = claim_dated(loaded, claim.claimed_at);
+    let dated = claim.dated;
     ClaimEntry {
         id: &claim.id,
         value: Message { role: "system", content: "" },
@@ -75,96 +75,79 @@ enum ClaimAnswer<Writer> {
 }
 
 /// A started call and the claim it is paid under, if any.
-type Claimed<H> = (<H as Host>::Call, Option<HeldClaim<<H as Host>::Writer>>);
+type Claimed<H> = (Pending<Result<Answer<<H as Host>::Text>, String>>, Option<HeldClaim<<H as Host>::Writer>>);
 
-/// `claims: true`: claim the span for the fleet, then start the call. A
-/// span another process holds, or a claim the store failed to take,
-/// makes no call (paying without a claim could pay once per process):
-/// then the run's end is delivered, as `Err`.
-pub(super) async fn claim_and_call<H: Host>(
-    host: &H,
-    candidate: &Candidate,
-    span: &[usize],
-    flight: &Option<Rc<Flight<H::Entry>>>,
-    clock_before_call: Option<f64>,
-    lease_ms: f64,
-) -> Result<Claimed<H>, H::Delivered> {
-    // A configured clock was read and checked before the call; `Date.now` otherwise.
-    let now = clock_before_call.unwrap_or_else(|| host.wall_clock());
-    let held = match claim(host, candidate, now, lease_ms).await {
-        ClaimAnswer::Held(held) => Some(held),
-        ClaimAnswer::Unsupported => None,
-        ClaimAnswer::Elsewhere => {
-            let outcome = CallOutcome::ClaimedElsewhere;
-            return Err(conclude(host, candidate, flight.clone(), outcome, &ClaimState::Silent));
-        }
-        ClaimAnswer::Failed { cause, attempted } => {
-            // A claim that timed out may still land (a client that queues
-            // while the server is away): give it up behind it, unawaited.
-            if let Some(attempted) = attempted {
-                host.detach(start_give_up(host, candidate, &attempted));
+/// How a run ended before its call: the outcome, and the claim it holds.
+type Unclaimed<H> = (CallOutcome<<H as Host>::Entry>, Option<HeldClaim<<H as Host>::Writer>>);
+
+impl<H: Host> Run<H> {
+    /// `claims: true`: claim the span for the fleet, then start the call. A
+    /// span another process holds, or a claim the store failed to take,
+    /// makes no call (paying without a claim could pay once per process).
+    pub(super) async fn claim_and_call(&self, lease_ms: f64) -> Result<Claimed<H>, Unclaimed<H>> {
+        let host = &self.host;
+        // A configured clock was read and checked before the call; `Date.now` otherwise.
+        let now = self.clock_before_call.unwrap_or_else(|| host.wall_clock());
+        let held = match self.claim(now, lease_ms).await {
+            ClaimAnswer::Held(held) => Some(held),
+            ClaimAnswer::Unsupported => None,
+            ClaimAnswer::Elsewhere => return Err((CallOutcome::ClaimedElsewhere, None)),
+            ClaimAnswer::Failed { cause, attempted } => {
+                // A claim that timed out may still land (a client that queues
+                // while the server is away): give it up behind it, unawaited.
+                if let Some(attempted) = attempted {
+                    host.detach(self.start_give_up(&attempted));
+                }
+                let claim_id = self.candidate.claim_id();
+                host.warn_once(|| warning::claim_refused(&self.config().strategy_id, &claim_id, &cause));
+                return Err((CallOutcome::ClaimFailed { cause }, None));
             }
-            host.warn_once(|| warning::claim_refused(&host.config().strategy_id, &candidate.claim_id(), &cause));
-            let outcome = CallOutcome::ClaimFailed { cause };
-            return Err(conclude(host, candidate, flight.clone(), outcome, &ClaimState::Silent));
-        }
-    };
-    match host.start_summarizer(span) {
-        Ok(call) => Ok((call, held)),
-        Err(what) => {
-            let outcome = CallOutcome::Unreadable { what };
-            end_flight(host, flight.clone(), &outcome);
-            let claim = give_up_or(host, candidate, held, || ClaimState::Silent).await;
-            Err(host.deliver(settle(host, candidate, outcome, leader(flight), &claim)))
+        };
+        match host.summarize(&self.span) {
+            Ok(call) => Ok((call, held)),
+            Err(what) => Err((CallOutcome::Unreadable { what }, held)),
         }
     }
-}
 
-/// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
-/// live claim is there", so of all the runs over a span, one holds it.
-async fn claim<H: Host>(host: &H, candidate: &Candidate, now: f64, lease_ms: f64) -> ClaimAnswer<H::Writer> {
-    let writer = match host.claim_writer() {
-        Ok(Some(writer)) => writer,
-        Ok(None) => return ClaimAnswer::Unsupported,
-        Err(cause) => return ClaimAnswer::Failed { cause, attempted: None },
-    };
-    let version = claim_version(now, host.random());
-    let held = HeldClaim { id: candidate.claim_id(), version, claimed_at: now, lease_ms, writer };
-    match host.claim_written(host.start_claim_write(candidate, &held, now + lease_ms, 0.0)).await {
-        Ok(written) if written.applied => {
-            ClaimAnswer::Held(HeldClaim { version: written.current_version.unwrap_or(held.version), ..held })
+    /// `await store.putIfVersion(identity, claim, 0)`: 0 means "only if no
+    /// live claim is there", so of all the runs over a span, one holds it.
+    async fn claim(&self, now: f64, lease_ms: f64) -> ClaimAnswer<H::Writer> {
+        let host = &self.host;
+        let writer = match host.claim_writer() {
+            Ok(Some(writer)) => writer,
+            Ok(None) => return ClaimAnswer::Unsupported,
+            Err(cause) => return ClaimAnswer::Failed { cause, attempted: None },
+        };
+        let version = claim_version(now, host.random());
+        let dated = claim_dated(&self.facts, now);
+        let held = HeldClaim { id: self.candidate.claim_id(), version, claimed_at: now, dated, lease_ms, writer };
+        match host.write_claim(&self.candidate, &held, now + lease_ms, 0.0).await {
+            Ok(written) if written.applied => {
+                ClaimAnswer::Held(HeldClaim { version: written.current_version.unwrap_or(held.version), ..held })
+            }
+            Ok(_) => ClaimAnswer::Elsewhere,
+            Err(cause) => ClaimAnswer::Failed { cause, attempted: Some(held) },
         }
-        Ok(_) => ClaimAnswer::Elsewhere,
-        Err(cause) => ClaimAnswer::Failed { cause, attempted: Some(held) },
     }
-}
 
-/// Gives a claim up at once (its call failed, no call could be made, or
-/// its summary could not be written), so the next turn can claim the
-/// span again. Waiting runs have gone on already: this is the run's own.
-/// Without a claim, what the event says is `otherwise()`.
-pub(super) async fn give_up_or<H: Host>(
-    host: &H,
-    candidate: &Candidate,
-    held: Option<HeldClaim<H::Writer>>,
-    otherwise: impl FnOnce() -> ClaimState,
-) -> ClaimState {
-    let Some(held) = held else {
-        return otherwise();
-    };
-    let given_up = match host.claim_written(start_give_up(host, candidate, &held)).await {
-        Ok(written) if written.applied => GiveUp::Done,
-        Ok(_) => GiveUp::Refused,
-        Err(cause) => GiveUp::Failed(cause),
-    };
-    ClaimState::Released { id: held.id, given_up }
-}
+    /// Gives a claim up at once (its call failed, no call could be made, or
+    /// its summary could not be written), so the next turn can claim the
+    /// span again. Waiting runs have gone on already: this is the run's own.
+    pub(super) async fn give_up(&self, held: HeldClaim<H::Writer>) -> ClaimState {
+        let given_up = match self.start_give_up(&held).await {
+            Ok(written) if written.applied => GiveUp::Done,
+            Ok(_) => GiveUp::Refused,
+            Err(cause) => GiveUp::Failed(cause),
+        };
+        ClaimState::Released { id: held.id, given_up }
+    }
 
-/// Writes the same claim, expiring a millisecond from now, only over
-/// this run's own version of it. (`ttl = now` would be a zero expiry,
-/// which some stores refuse.)
-fn start_give_up<H: Host>(host: &H, candidate: &Candidate, held: &HeldClaim<H::Writer>) -> H::Call {
-    let now = clock(host).unwrap_or(held.claimed_at);
-    let released = HeldClaim { version: held.version + 1.0, ..held.clone() };
-    host.start_claim_write(candidate, &released, now + 1.0, held.version)
+    /// Writes the same claim, expiring a millisecond from now, only over
+    /// this run's own version of it. (`ttl = now` would be a zero expiry,
+    /// which some stores refuse.)
+    fn start_give_up(&self, held: &HeldClaim<H::Writer>) -> Pending<Result<ConditionalWrite, String>> {
+        let now = clock(&self.host).unwrap_or(held.claimed_at);
+        let released = HeldClaim { version: held.version + 1.0, ..held.clone() };
+        self.host.write_claim(&self.candidate, &released, now + 1.0, held.version)
+    }
 }

@@ -7,7 +7,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::*;
 use crate::core::config::Shape;
-use crate::core::decision::NEW_SUMMARY_SLOT;
+use crate::core::decision::Slot;
 
 /// What the summarizer answers: a text, a failure, or (while the cell is
 /// empty) nothing yet.
@@ -19,15 +19,25 @@ enum Reply {
 }
 
 /// One stage's state between visits, and every call its visits made.
-#[derive(Default)]
 struct Stage {
-    flights: Flights<CallOutcome<String>>,
-    latched: RefCell<Vec<String>>,
+    memory: Rc<Memory<String>>,
     warned: Cell<bool>,
     claims_noted: Cell<bool>,
     /// What `putIfVersion` answers; None for a store without one.
     claim_applies: Option<bool>,
     calls: RefCell<Vec<String>>,
+}
+
+impl Default for Stage {
+    fn default() -> Stage {
+        Stage {
+            memory: Rc::new(Memory::new(|| [7, 11])),
+            warned: Cell::default(),
+            claims_noted: Cell::default(),
+            claim_applies: None,
+            calls: RefCell::default(),
+        }
+    }
 }
 
 impl Stage {
@@ -42,62 +52,19 @@ impl Stage {
 
 struct Mock {
     stage: Rc<Stage>,
-    config: StageConfig,
     facts: Vec<EntryFacts>,
-    ids: Vec<String>,
     reply: Reply,
-}
-
-enum Call {
-    Summarizer(Reply),
-    ClaimWrite(bool),
 }
 
 impl Host for Mock {
     type Entry = String;
     type Text = String;
-    type Call = Call;
     type Writer = ();
     type Delivered = Outcome<String>;
 
-    fn config(&self) -> &StageConfig {
-        &self.config
-    }
-    fn loaded_len(&self) -> usize {
-        self.facts.len()
-    }
-    fn facts(&self) -> &[EntryFacts] {
-        &self.facts
-    }
-    fn id_text(&self, index: usize) -> &str {
-        &self.ids[index]
-    }
-    fn count_tokens(&mut self) -> Result<(), InvalidSpot> {
-        Ok(())
-    }
-    fn keep_span(&mut self, _span: &[usize]) {}
-    fn latched(&self, key: &str) -> bool {
-        self.stage.latched.borrow().iter().any(|latched| latched == key)
-    }
-    fn latch(&self, key: &str) {
-        self.stage.latched.borrow_mut().push(key.to_owned());
-    }
-    fn stage_id(&self) -> f64 {
-        1.0
-    }
-    fn with_flights<R>(&self, use_them: impl FnOnce(&Flights<CallOutcome<String>>) -> R) -> R {
-        use_them(&self.stage.flights)
-    }
-    fn published(&self, flight: &Flight<String>) -> impl Future<Output = Option<CallOutcome<String>>> {
-        flight.outcome(None::<std::future::Pending<()>>)
-    }
-    fn warn_once(&self, message: impl FnOnce() -> String) {
-        if !self.stage.warned.replace(true) {
-            self.stage.log(format!("warn: {}", message()));
-        }
-    }
-    fn first_claims_note(&self) -> bool {
-        !self.stage.claims_noted.replace(true)
+    fn keep_span(&mut self, _span: &[usize], _facts: &[EntryFacts]) {}
+    fn span_texts(&self, span: &[usize]) -> Vec<String> {
+        span.iter().map(|&index| "m".repeat(self.facts[index].content_units)).collect()
     }
     fn configured_clock(&self) -> Option<Result<f64, String>> {
         None
@@ -108,35 +75,41 @@ impl Host for Mock {
     fn random(&self) -> f64 {
         0.5
     }
-    fn start_summarizer(&self, span: &[usize]) -> Result<Call, &'static str> {
-        self.stage.log(format!("summarize {span:?}"));
-        Ok(Call::Summarizer(self.reply.clone()))
+    fn timer(&self, _ms: f64) -> impl Future<Output = ()> + 'static {
+        std::future::pending()
     }
-    async fn summary(&self, call: Call) -> Result<Answer<String>, String> {
-        let Call::Summarizer(reply) = call else { panic!("not a summarizer call") };
-        let text = match reply {
-            Reply::Text(text) => text,
-            Reply::Fails(cause) => return Err(cause.to_owned()),
-            Reply::Later(cell) => poll_fn(|_| cell.borrow().clone().map_or(Poll::Pending, Poll::Ready)).await,
-        };
-        Ok(Answer { copy: text.clone(), text, usage: None })
+    fn summarize(&self, span: &[usize]) -> Result<Pending<Result<Answer<String>, String>>, &'static str> {
+        self.stage.log(format!("summarize {span:?}"));
+        let reply = self.reply.clone();
+        Ok(Box::pin(async move {
+            let text = match reply {
+                Reply::Text(text) => text,
+                Reply::Fails(cause) => return Err(cause.to_owned()),
+                Reply::Later(cell) => poll_fn(|_| cell.borrow().clone().map_or(Poll::Pending, Poll::Ready)).await,
+            };
+            Ok(Answer { copy: text.clone(), text, usage: None })
+        }))
     }
     fn claim_writer(&self) -> Result<Option<()>, String> {
         Ok(self.stage.claim_applies.map(drop))
     }
-    fn start_claim_write(&self, _: &Candidate, claim: &HeldClaim<()>, _ttl: f64, expected_version: f64) -> Call {
+    fn write_claim(
+        &self,
+        _: &Candidate,
+        claim: &HeldClaim<()>,
+        _ttl: f64,
+        expected_version: f64,
+    ) -> Pending<Result<ConditionalWrite, String>> {
         self.stage.log(format!("putIfVersion {} over {expected_version}", claim.id));
-        Call::ClaimWrite(self.stage.claim_applies.unwrap_or(false))
+        let applied = self.stage.claim_applies.unwrap_or(false);
+        Box::pin(ready(Ok(ConditionalWrite { applied, current_version: None })))
     }
-    fn claim_written(&self, call: Call) -> impl Future<Output = Result<ConditionalWrite, String>> {
-        let Call::ClaimWrite(applied) = call else { panic!("not a claim write") };
-        ready(Ok(ConditionalWrite { applied, current_version: None }))
+    fn put(&self, entry: &String) -> Option<impl Future<Output = Result<(), String>>> {
+        self.stage.log(format!("put {entry}"));
+        Some(ready(Ok(())))
     }
-    fn detach(&self, _call: Call) {
+    fn detach(&self, _call: Pending<Result<ConditionalWrite, String>>) {
         self.stage.log("detached".to_owned());
-    }
-    fn span_texts(&self, span: &[usize]) -> Vec<String> {
-        span.iter().map(|&index| "m".repeat(self.facts[index].content_units)).collect()
     }
     fn summary_content(&self, label: &str, text: String, pinned: &str) -> String {
         format!("{label}{text}{pinned}")
@@ -155,16 +128,18 @@ impl Host for Mock {
     ) -> String {
         candidate.summary_id()
     }
-    fn has_store(&self) -> bool {
-        true
-    }
-    fn put(&self, entry: &String) -> impl Future<Output = Result<(), String>> {
-        self.stage.log(format!("put {entry}"));
-        ready(Ok(()))
-    }
     fn deliver(&self, outcome: Outcome<String>) -> Outcome<String> {
         outcome
     }
+    fn warn_once(&self, message: impl FnOnce() -> String) {
+        if !self.stage.warned.replace(true) {
+            self.stage.log(format!("warn: {}", message()));
+        }
+    }
+    fn first_claims_note(&self) -> bool {
+        !self.stage.claims_noted.replace(true)
+    }
+    fn free_latch_with_stage(&self) {}
 }
 
 /// Six turns of one entry each, 400 units apiece: the first five fold,
@@ -175,10 +150,14 @@ fn visit_of(stage: &Rc<Stage>, identity: Option<&str>, reply: Reply) -> Running 
     if stage.claim_applies.is_some() {
         config.claim_lease_ms = Some(60_000.0);
     }
-    let facts = (1..=6).map(|turn| EntryFacts { turn: Some(turn as f64), content_units: 400, ..Default::default() });
-    let ids = (1..=6).map(|turn| format!("msg-{turn}")).collect();
-    let mock = Mock { stage: stage.clone(), config, facts: facts.collect(), ids, reply };
-    match visit(mock, Ok(identity.map(str::to_owned))) {
+    let facts: Vec<EntryFacts> =
+        (1..=6).map(|turn| EntryFacts { turn: Some(turn as f64), content_units: 400, ..Default::default() }).collect();
+    let id_texts = (1..=6).map(|turn| format!("msg-{turn}")).collect();
+    let loaded =
+        Loaded { len: facts.len(), facts: facts.clone(), id_texts, identity_key: Ok(identity.map(str::to_owned)) };
+    let mock = Mock { stage: stage.clone(), facts, reply };
+    let of_stage = super::Stage { id: 1.0, config: Rc::new(config), memory: stage.memory.clone() };
+    match visit(mock, of_stage, loaded) {
         Visited::Now(outcome) => Box::pin(ready(outcome)),
         Visited::Later(future) => future,
     }
@@ -202,13 +181,14 @@ fn reason(outcome: &Outcome<String>) -> &str {
     &outcome.settled.event.as_ref().expect("an event").reason
 }
 
-const UNCHANGED: [u32; 6] = [0, 1, 2, 3, 4, 5];
+const UNCHANGED: [Slot; 6] =
+    [Slot::Loaded(0), Slot::Loaded(1), Slot::Loaded(2), Slot::Loaded(3), Slot::Loaded(4), Slot::Loaded(5)];
 
 #[test]
 fn a_fold_makes_one_call_writes_the_summary_and_keeps_the_tail() {
     let stage = Rc::new(Stage::default());
     let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
-    assert_eq!(outcome.settled.recall, [NEW_SUMMARY_SLOT, 5]);
+    assert_eq!(outcome.settled.recall, [Slot::NewSummary, Slot::Loaded(5)]);
     assert_eq!(outcome.new_summary.as_deref(), Some("msg-summary-1-5"));
     assert_eq!(stage.calls(), ["summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"]);
 }
@@ -225,7 +205,7 @@ fn runs_over_one_conversations_span_share_its_one_call() {
     let followed = poll(&mut follower).expect("the follower settles from the leader's outcome");
     assert_eq!(
         (led.settled.recall, followed.settled.recall.clone()),
-        (vec![NEW_SUMMARY_SLOT, 5], vec![NEW_SUMMARY_SLOT, 5])
+        (vec![Slot::NewSummary, Slot::Loaded(5)], vec![Slot::NewSummary, Slot::Loaded(5)])
     );
     assert!(reason(&followed).contains("coalesced"), "{}", reason(&followed));
     assert_eq!(stage.calls(), ["summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"]);
@@ -256,7 +236,7 @@ fn a_span_another_process_claimed_makes_no_call_and_stays_verbatim() {
 fn with_claims_the_call_is_made_once_the_claim_is_held() {
     let stage = Rc::new(Stage { claim_applies: Some(true), ..Stage::default() });
     let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
-    assert_eq!(outcome.settled.recall, [NEW_SUMMARY_SLOT, 5]);
+    assert_eq!(outcome.settled.recall, [Slot::NewSummary, Slot::Loaded(5)]);
     let calls = ["putIfVersion msg-summary-claim-1-5 over 0", "summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"];
     assert_eq!(stage.calls(), calls);
 }
