@@ -26,7 +26,8 @@ use crate::core::visit::{Answer, ConditionalWrite};
 /// started meanwhile wait for it instead of calling again.
 pub struct Started {
     answer: Result<Promise, String>,
-    timeout_ms: Option<f64>,
+    /// `timeoutMs`, timed from the call.
+    deadline: Option<(f64, Timer)>,
     /// Aborted past the deadline: a provider's own request stops too.
     controller: Option<AbortController>,
 }
@@ -61,14 +62,15 @@ impl Started {
     ) -> Started {
         let value = function.and_then(|function| function.apply(this, args).map_err(|error| js::cause_of(&error)));
         let answer = value.map(|value| js::awaitable(&value));
-        Started { answer, timeout_ms, controller }
+        let deadline = timeout_ms.filter(|_| answer.is_ok()).map(|ms| (ms, Timer::new(ms)));
+        Started { answer, deadline, controller }
     }
 
     /// What the call resolved to, or why it failed.
     pub async fn answer(self) -> Result<JsValue, String> {
         let answer = JsFuture::from(self.answer?);
-        let settled = match self.timeout_ms {
-            Some(ms) => deadline::before(Timer::new(ms), answer).await.ok_or(ms),
+        let settled = match self.deadline {
+            Some((ms, timer)) => deadline::before(timer, answer).await.ok_or(ms),
             None => Ok(answer.await),
         };
         match settled {

@@ -65,7 +65,7 @@ extern "C" {
     pub fn abort(this: &AbortController, reason: &JsValue);
 
     /// Web Crypto's CSPRNG: a global in Node 20+, Deno, Bun, workerd and
-    /// browsers (`latches.rs` falls back on a host without it).
+    /// browsers (`memory.rs` falls back on a host without it).
     #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
     pub fn fill_random(bytes: &mut [u8]) -> Result<(), JsValue>;
 }

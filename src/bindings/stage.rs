@@ -8,7 +8,7 @@
 //! is a JS object holding a copy of the config (taken once at build, as
 //! `{ ...config }` reads it, and checked then: `config.rs`), the stage's id
 //! and its once-only flags. The only Wasm state a stage can own is its
-//! latch, from its first refusal on (`latches.rs`).
+//! latch, from its first refusal on (`memory.rs`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -50,8 +50,10 @@ thread_local! {
     /// The settings of the stage built or visited last, by its id. A stage
     /// built once and shared by every conversation reads its settings once,
     /// at build; a stage made per request, at its build, for its visit. Only
-    /// stages that take turns read theirs again. One stage's, never more:
-    /// the settings hold the caller's functions and store alive.
+    /// stages that take turns read theirs again. Kept because reading them
+    /// was a fifth of a visit that makes no call, most visits (README,
+    /// "Benchmarks"). One stage's, never more: the settings hold the
+    /// caller's functions and store alive.
     static LAST: RefCell<Option<(f64, Rc<Settings>)>> = const { RefCell::new(None) };
 }
 

@@ -158,9 +158,10 @@ pub fn summarize(messages: &[Message<'_>], max_chars: usize) -> String {
     }
     let max_chars = max_chars.min(earlier_chars + new_chars / 2);
     // Highest score first; within a score, earlier summaries' lines first
-    // (oldest first), then the later new sentence first.
+    // (oldest first), then the later new sentence first. Each key holds its
+    // index, so no two are equal and the order is one however it is sorted.
     let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_by_key(|&index| {
+    order.sort_unstable_by_key(|&index| {
         let candidate = &candidates[index];
         let within = if candidate.earlier { index as isize } else { isize::MAX - index as isize };
         (Reverse(candidate.score), !candidate.earlier, within)

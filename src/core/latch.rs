@@ -98,7 +98,7 @@ pub struct Latches(HashMap<u64, Latch>);
 
 impl Latches {
     /// Whether the stage latched `key`. The key is made only for a stage
-    /// with a latch: making one draws the seed (`latches.rs` says why that waits).
+    /// with a latch: making one draws the seed (`Memory::new` says why that waits).
     pub fn contains(&self, stage_id: u64, key: impl FnOnce() -> SpanKey) -> bool {
         self.0.get(&stage_id).is_some_and(|latch| latch.contains(key()))
     }

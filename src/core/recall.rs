@@ -232,8 +232,11 @@ pub fn partition(facts: &[EntryFacts]) -> Partition {
             part.raw.push(index);
         }
     }
-    // Stable: equal toTurns keep load order (-0 equals 0, as in JS's `a - b`).
-    part.summaries.sort_by(|&a, &b| to_turn(&facts[a]).partial_cmp(&to_turn(&facts[b])).unwrap_or(Ordering::Equal));
+    // Equal toTurns keep load order (-0 equals 0, as in JS's `a - b`), as a
+    // stable sort keeps them: the index breaks the tie.
+    part.summaries.sort_unstable_by(|&a, &b| {
+        to_turn(&facts[a]).partial_cmp(&to_turn(&facts[b])).unwrap_or(Ordering::Equal).then(a.cmp(&b))
+    });
     part
 }
 
