@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js;
-use super::recall::id_text;
+use super::recall::matching_key;
 use crate::core::events::InvalidSpot;
 use crate::core::identity::{Part, Parts};
 
@@ -52,7 +52,7 @@ fn part(read: Result<JsValue, JsValue>) -> Part {
     if value.is_undefined() || value.is_null() {
         Part::Absent
     } else if let Some(text) = value.dyn_ref::<JsString>() {
-        Part::Text(id_text(text))
+        Part::Text(matching_key(text))
     } else {
         value.as_f64().filter(|n| n.is_finite()).map_or(Part::Other, Part::Number)
     }

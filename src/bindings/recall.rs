@@ -18,7 +18,7 @@ use crate::core::recall::{covered_by_another, EntryFacts, IdBudget, OverBudget, 
 pub struct Recall {
     pub entries: Vec<LoadedEntry>,
     pub facts: Vec<EntryFacts>,
-    /// Each id as Rust text (`id_text`), for matching and keys.
+    /// Each id as Rust text (`matching_key`), for matching and keys.
     pub id_texts: Vec<String>,
 }
 
@@ -82,7 +82,7 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
         if let Some(covered_ids) = read.covered_ids {
             named.push((index, covered_ids));
         }
-        let EntryRead { id, id_text, value, content, source, facts, .. } = read;
+        let EntryRead { id, key: id_text, value, content, source, facts, .. } = read;
         recall.entries.push(LoadedEntry { entry, id, value, content, source });
         recall.id_texts.push(id_text);
         recall.facts.push(facts);
@@ -105,11 +105,11 @@ fn loaded_spot(found: String) -> Unusable {
     Unusable { spot: InvalidSpot::loaded(found), loaded_len: 0 }
 }
 
-/// A JS string's text for matching: its UTF-8 when it is well formed, and
+/// A JS string as a key for matching: its UTF-8 when it is well formed, and
 /// otherwise its UTF-16 code units in hex (UTF-8 cannot hold a lone
 /// surrogate, and two ids that differ only there must stay two ids). The
 /// two forms start differently, so no id of one form equals one of the other.
-pub fn id_text(id: &JsString) -> String {
+pub fn matching_key(id: &JsString) -> String {
     if id.is_well_formed() {
         format!("={}", String::from(id))
     } else {
@@ -119,12 +119,12 @@ pub fn id_text(id: &JsString) -> String {
 
 struct EntryRead {
     id: JsString,
-    id_text: String,
+    key: String,
     value: JsValue,
     content: Option<JsString>,
     source: JsValue,
     facts: EntryFacts,
-    /// A summary's `coveredIds`, as `id_text`s (other values name nothing).
+    /// A summary's `coveredIds`, as `matching_key`s (other values name nothing).
     covered_ids: Option<Vec<String>>,
 }
 
@@ -183,7 +183,7 @@ fn read_entry(entry: &JsValue, index: usize, budget: &mut IdBudget) -> Result<En
             for id in copy.iter() {
                 if let Some(id) = id.dyn_ref::<JsString>() {
                     budget.copy_id_text(id.length() as usize).map_err(over)?;
-                    named.push(id_text(id));
+                    named.push(matching_key(id));
                 }
             }
             (Some(SummaryFacts { to_turn, from_turn }), false, Some(named))
@@ -199,7 +199,7 @@ fn read_entry(entry: &JsValue, index: usize, budget: &mut IdBudget) -> Result<En
         covered: false,
         claim,
     };
-    Ok(EntryRead { id_text: id_text(&id), id, value, content, source, facts, covered_ids })
+    Ok(EntryRead { key: matching_key(&id), id, value, content, source, facts, covered_ids })
 }
 
 /// `metadata.summarizes` when it is a summary's coverage (an object with an

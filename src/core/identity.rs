@@ -13,7 +13,7 @@ use super::latch::KeyText;
 pub enum Part {
     /// Undefined or null.
     Absent,
-    /// A string, as the bindings write it losslessly (`id_text`).
+    /// A string, as the bindings write it losslessly (`matching_key`).
     Text(String),
     /// A finite number.
     Number(f64),
