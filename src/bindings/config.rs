@@ -22,7 +22,7 @@ use crate::core::format::is_blank;
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
 /// them (once: later changes to the object change nothing), and checked.
-pub fn checked_copy(config: &JsValue) -> Result<(Object, Settings), ConfigError> {
+pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
     if !config.is_object() {
         return Err(ConfigError::not_an_object(&describe(config)));
     }
@@ -35,7 +35,7 @@ pub fn checked_copy(config: &JsValue) -> Result<(Object, Settings), ConfigError>
         let checked = settings.core.keep_details.map_or(JsValue::FALSE, |bounds| to_js(&bounds));
         let _ = Reflect::set(&copy, &JsValue::from_str(Key::KeepDetails.name()), &checked);
     }
-    Ok((copy, settings))
+    Ok(copy)
 }
 
 /// Refuses a key the stage does not read: it would be dropped silently.
@@ -171,13 +171,7 @@ impl Settings {
         let on_event = function(Key::OnEvent)?;
         let now = function(Key::Now)?;
         let count_tokens = function(Key::CountTokens)?;
-        core.tokens = token_options(
-            count_tokens.is_some(),
-            number(Key::TriggerMinTokens)?,
-            number(Key::PreserveRecentTokens)?,
-            number(Key::PreserveRecent)?,
-            number(Key::MinFoldTokens)?,
-        )?;
+        core.tokens = token_options(count_tokens.is_some(), number)?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
         Ok(Settings { llm, store, on_event, now, count_tokens, core: Rc::new(core) })
     }

@@ -71,9 +71,9 @@ enum Target {
 /// Everything a visit knows of JS once recall is read.
 pub struct JsHost {
     handle: StageHandle,
-    settings: Rc<Settings>,
+    settings: Settings,
+    /// Recall's entries as read (none when it could not be read).
     entries: Vec<LoadedEntry>,
-    loaded_len: usize,
     /// The visit's copy of its identity: what every store call receives.
     identity: JsValue,
     /// The first folded entry's `source.identity`, when truthy.
@@ -115,11 +115,10 @@ fn read(
     if invalid.is_none() && settings.core.tokens.is_some() {
         invalid = tokens::count_recall(settings.count_tokens.as_ref(), &mut recall).err();
     }
-    let Recall { entries, facts, id_texts } = recall;
-    let loaded = Loaded { len: loaded_len, facts, id_texts, identity_key: invalid.map_or(Ok(key), Err) };
+    let Recall { entries, facts, id_keys } = recall;
+    let loaded = Loaded { len: loaded_len, facts, id_keys, identity_key: invalid.map_or(Ok(key), Err) };
     let stage = Stage { id: handle.id(), config: settings.core.clone(), memory: MEMORY.with(Rc::clone) };
-    let host =
-        JsHost { handle, settings, entries, loaded_len, identity, source_identity: None, span_lines: None, target };
+    let host = JsHost { handle, settings, entries, identity, source_identity: None, span_lines: None, target };
     Ok(Read { host, stage, loaded })
 }
 
@@ -233,13 +232,15 @@ impl Host for JsHost {
         Box::pin(async move { started.answer().await.and_then(call::conditional_write_answer) })
     }
 
-    /// Under `timeoutMs` when set.
+    /// Called once awaited (after the outcome is published to the runs
+    /// that joined), under `timeoutMs` when set.
     fn put(&self, entry: &JsValue) -> Option<impl Future<Output = Result<(), String>>> {
-        let store = self.settings.store.as_ref()?;
-        let args = Array::of2(&self.identity, entry);
-        let put = call::method(store, "store.put", Callee::put);
-        let started = Started::call(store, put, &args, self.settings.core.timeout_ms, None);
-        Some(async move { started.answer().await.map(drop) })
+        let store = self.settings.store.clone()?;
+        let (args, timeout_ms) = (Array::of2(&self.identity, entry), self.settings.core.timeout_ms);
+        Some(async move {
+            let put = call::method(&store, "store.put", Callee::put);
+            Started::call(&store, put, &args, timeout_ms, None).answer().await.map(drop)
+        })
     }
 
     fn detach(&self, call: Pending<Result<ConditionalWrite, String>>) {
@@ -281,7 +282,7 @@ impl Host for JsHost {
         match &self.target {
             Target::Scope(scope) => {
                 let mut event = settled.event.clone();
-                if !untouched && !settled.is_unchanged(self.loaded_len) {
+                if !untouched && !settled.is_unchanged(self.entries.len()) {
                     // `Reflect.set`: a frozen scope refuses in sloppy-mode
                     // code too. A scope that refuses keeps its own recall,
                     // and the event says so.

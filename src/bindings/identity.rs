@@ -14,12 +14,13 @@ use super::js;
 use super::recall::matching_key;
 use crate::core::events::InvalidSpot;
 use crate::core::identity::{Part, Parts};
+use crate::core::latch::KeyText;
 
 pub struct VisitIdentity {
     /// What the store calls receive: the copy, or a primitive as given.
     pub copy: JsValue,
     /// Present only when the identity names one conversation.
-    pub key: Option<String>,
+    pub key: Option<KeyText>,
 }
 
 /// Reads `identity` once; an identity that throws while it is read is the

@@ -97,9 +97,9 @@ impl From<Refusal> for JsValue {
 /// and returns the stage function with `fold` attached.
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, Refusal> {
-    let (copy, settings) = config::checked_copy(&config)?;
+    let copy = config::checked_copy(&config)?;
     register_entry_points();
-    let handle = StageHandle::new(&copy, js::next_stage_id(), settings);
+    let handle = StageHandle::new(&copy, js::next_stage_id());
     Ok(js::make_stage(&handle))
 }
 

@@ -18,8 +18,8 @@ use crate::core::recall::{covered_by_another, EntryFacts, IdBudget, OverBudget, 
 pub struct Recall {
     pub entries: Vec<LoadedEntry>,
     pub facts: Vec<EntryFacts>,
-    /// Each id as Rust text (`matching_key`), for matching and keys.
-    pub id_texts: Vec<String>,
+    /// Each id as its key (`matching_key`), for matching and span keys.
+    pub id_keys: Vec<String>,
 }
 
 /// One loaded entry, as read.
@@ -82,12 +82,12 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
         if let Some(covered_ids) = read.covered_ids {
             named.push((index, covered_ids));
         }
-        let EntryRead { id, key: id_text, value, content, source, facts, .. } = read;
+        let EntryRead { id, id_key, value, content, source, facts, .. } = read;
         recall.entries.push(LoadedEntry { entry, id, value, content, source });
-        recall.id_texts.push(id_text);
+        recall.id_keys.push(id_key);
         recall.facts.push(facts);
     }
-    let covered = covered_by_another(&recall.id_texts, &named).map_err(|cycle| {
+    let covered = covered_by_another(&recall.id_keys, &named).map_err(|cycle| {
         let summaries: Vec<String> =
             cycle.summaries.iter().map(|&index| String::from(&recall.entries[index].id)).collect();
         Unusable { spot: InvalidSpot::covered_in_a_cycle(cycle.index, &summaries), loaded_len: recall.entries.len() }
@@ -119,7 +119,7 @@ pub fn matching_key(id: &JsString) -> String {
 
 struct EntryRead {
     id: JsString,
-    key: String,
+    id_key: String,
     value: JsValue,
     content: Option<JsString>,
     source: JsValue,
@@ -199,7 +199,7 @@ fn read_entry(entry: &JsValue, index: usize, budget: &mut IdBudget) -> Result<En
         covered: false,
         claim,
     };
-    Ok(EntryRead { key: matching_key(&id), id, value, content, source, facts, covered_ids })
+    Ok(EntryRead { id_key: matching_key(&id), id, value, content, source, facts, covered_ids })
 }
 
 /// `metadata.summarizes` when it is a summary's coverage (an object with an

@@ -1,5 +1,5 @@
 //! A stage's state between visits, held in a plain JS object (the handle),
-//! and its settings.
+//! and the settings a visit reads from it.
 //!
 //! A stage made per request must be freed by ordinary garbage collection:
 //! Rust state behind a wasm-bindgen object is freed only by a finalizer,
@@ -9,9 +9,6 @@
 //! `{ ...config }` reads it, and checked then: `config.rs`), the stage's id
 //! and its once-only flags. The only Wasm state a stage can own is its
 //! latch, from its first refusal on (`memory.rs`).
-
-use std::cell::RefCell;
-use std::rc::Rc;
 
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
@@ -46,39 +43,19 @@ extern "C" {
     pub fn set_claims_noted(this: &StageHandle, value: bool);
 }
 
-thread_local! {
-    /// The settings of the stage built or visited last, by its id. A stage
-    /// built once and shared by every conversation reads its settings once,
-    /// at build; a stage made per request, at its build, for its visit. Only
-    /// stages that take turns read theirs again. Kept because reading them
-    /// was a fifth of a visit that makes no call, most visits (README,
-    /// "Benchmarks"). One stage's, never more: the settings hold the
-    /// caller's functions and store alive.
-    static LAST: RefCell<Option<(f64, Rc<Settings>)>> = const { RefCell::new(None) };
-}
-
 impl StageHandle {
-    /// A stage's handle, with the settings its build read from `config`.
-    pub fn new(config: &Object, id: f64, settings: Settings) -> StageHandle {
+    pub fn new(config: &Object, id: f64) -> StageHandle {
         let handle: StageHandle = Object::new().unchecked_into();
         handle.set_config(config);
         handle.set_id(id);
         handle.set_warned(false);
         handle.set_claims_noted(false);
-        LAST.set(Some((id, Rc::new(settings))));
         handle
     }
 
-    /// The settings this stage was built with: as the build read them, or
-    /// read again from the copy it checked (so they are not refused).
-    pub fn settings(&self) -> Result<Rc<Settings>, ConfigError> {
-        let id = self.id();
-        let last = LAST.with_borrow(|last| last.as_ref().filter(|(last, _)| *last == id).map(|(_, s)| s.clone()));
-        if let Some(settings) = last {
-            return Ok(settings);
-        }
-        let settings = Rc::new(Settings::read(&self.config(), Reading::Visit)?);
-        LAST.set(Some((id, settings.clone())));
-        Ok(settings)
+    /// The settings of the copy this stage was built with, which was checked
+    /// then (so reading it again is not refused).
+    pub fn settings(&self) -> Result<Settings, ConfigError> {
+        Settings::read(&self.config(), Reading::Visit)
     }
 }

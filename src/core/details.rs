@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 
 use super::format::{after_label, is_line_break, utf16_len};
-use super::notation::Read;
+use super::notation::{is_hangul_filler, Read};
 
 mod canonical;
 mod find;
@@ -102,9 +102,7 @@ impl Audit {
         let mut count = 0;
         let seen_as_written = |c: char| {
             let ordinary = c.is_alphanumeric() || c.is_whitespace() || c.is_ascii_punctuation() || c == '°';
-            // The Hangul fillers are letters that show as blank space.
-            let blank_letter = matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}');
-            (ordinary || is_currency_sign(c)) && !blank_letter && !matches!(c, '[' | ']') && !is_line_break(c)
+            (ordinary || is_currency_sign(c)) && !is_hangul_filler(c) && !matches!(c, '[' | ']') && !is_line_break(c)
         };
         for (index, detail) in written.iter().enumerate().rev() {
             if count == bounds.max_details {

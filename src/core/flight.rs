@@ -37,17 +37,13 @@ pub struct Flights<T> {
     flights: RefCell<Vec<Rc<Flight<T>>>>,
 }
 
-impl<T: Clone> Default for Flights<T> {
+impl<T> Default for Flights<T> {
     fn default() -> Flights<T> {
-        Flights::new()
+        Flights { flights: RefCell::default() }
     }
 }
 
 impl<T: Clone> Flights<T> {
-    pub const fn new() -> Flights<T> {
-        Flights { flights: RefCell::new(Vec::new()) }
-    }
-
     /// The flight of this stage over exactly this span (the same full key)
     /// that a run may wait on at `now`: one whose outcome is out already (no
     /// wait), or, with a `window_ms`, one younger than that.
@@ -140,7 +136,7 @@ mod tests {
 
     #[test]
     fn runs_join_only_the_same_stage_and_key_within_the_window() {
-        let flights = Flights::<u32>::new();
+        let flights = Flights::<u32>::default();
         let leader = flights.start(1.0, "5:alice2:m1".into(), 1_000.0);
         assert!(flights.find(1.0, "5:alice2:m1", Some(60_000.0), 2_000.0).is_some());
         assert!(flights.find(2.0, "5:alice2:m1", Some(60_000.0), 2_000.0).is_none(), "another stage");
@@ -155,7 +151,7 @@ mod tests {
 
     #[test]
     fn publishing_wakes_every_waiting_run_once() {
-        let flights = Flights::<u32>::new();
+        let flights = Flights::<u32>::default();
         let flight = flights.start(1.0, "k".into(), 0.0);
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(count.clone());

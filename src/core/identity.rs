@@ -39,7 +39,7 @@ impl Parts {
     /// parts are absent, strings or finite numbers. Each part is written
     /// (`KeyText`) as its type and its text, so parts cannot run together
     /// and `7` is not `'7'`.
-    pub fn key(&self) -> Option<String> {
+    pub fn key(&self) -> Option<KeyText> {
         if !matches!(self.conversation_id, Part::Text(_) | Part::Number(_)) {
             return None;
         }
@@ -52,7 +52,7 @@ impl Parts {
                 Part::Other => return None,
             };
         }
-        Some(key.into_string())
+        Some(key)
     }
 }
 

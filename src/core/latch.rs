@@ -17,8 +17,9 @@ use siphasher::sip128::{Hasher128, SipHasher13};
 
 /// Writes a key one part at a time: each part as its length and its text,
 /// so no two lists of parts write the same key. The one key writer: the
-/// identity's key and a span's are written with it.
-#[derive(Default)]
+/// identity's key and a span's are written with it, and a key is only ever
+/// extended by parts.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct KeyText(String);
 
 impl KeyText {
@@ -34,12 +35,12 @@ impl KeyText {
     }
 }
 
-/// A span's full key: the identity's key (three parts, `identity::Parts::key`)
+/// A span's full key: the identity's key (its parts, `identity::Parts::key`)
 /// and then the span's ids, one part each, so two different spans are two
 /// different texts. Single flight compares these texts; the latch keeps
 /// their hashes.
-pub fn span_key_text<'a>(identity: &str, ids: impl IntoIterator<Item = &'a str>) -> String {
-    ids.into_iter().fold(KeyText(identity.to_owned()), KeyText::part).into_string()
+pub fn span_key_text<'a>(identity: KeyText, ids: impl IntoIterator<Item = &'a str>) -> String {
+    ids.into_iter().fold(identity, KeyText::part).into_string()
 }
 
 /// A span's full key text, hashed.
@@ -123,7 +124,7 @@ mod tests {
     const SEED: [u64; 2] = [7, 11];
 
     fn key(identity: &str, ids: &[&str]) -> SpanKey {
-        SpanKey::of(&span_key_text(identity, ids.iter().copied()), SEED)
+        SpanKey::of(&span_key_text(KeyText::default().part(identity), ids.iter().copied()), SEED)
     }
 
     #[test]

@@ -24,7 +24,7 @@ impl<Entry: Clone> Memory<Entry> {
     /// that latched something is asked about a span: a first fold never
     /// pays for the draw (a host's random source may be slow to load).
     pub fn new(draw_seed: fn() -> [u64; 2]) -> Memory<Entry> {
-        Memory { flights: Flights::new(), latches: RefCell::default(), seed: OnceCell::new(), draw_seed }
+        Memory { flights: Flights::default(), latches: RefCell::default(), seed: OnceCell::new(), draw_seed }
     }
 
     pub fn flights(&self) -> &Flights<CallOutcome<Entry>> {

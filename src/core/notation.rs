@@ -13,11 +13,15 @@
 
 use std::borrow::Cow;
 
+/// The Hangul fillers: letters that show as blank space and write no word.
+pub fn is_hangul_filler(c: char) -> bool {
+    matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
+}
+
 /// Whether `c` is written without spaces between words: ideographs, kana,
-/// hangul, and CJK punctuation (`。`, `「`). Not the Hangul fillers, letters
-/// that show as blank space and write no word.
+/// hangul, and CJK punctuation (`。`, `「`). Not the Hangul fillers.
 pub fn is_cjk(c: char) -> bool {
-    !matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
+    !is_hangul_filler(c)
         && matches!(c,
         '\u{1100}'..='\u{11FF}'      // Hangul Jamo
         | '\u{2E80}'..='\u{2FDF}'    // CJK radicals
@@ -60,12 +64,14 @@ pub fn is_number_unit(c: char) -> bool {
     )
 }
 
-/// A text in the spelling the audit reads, and where each of its bytes
-/// came from in the text as written (`None` when it is the text itself).
+/// A text in the spelling the audit reads, and the text as written.
 pub struct Read<'a> {
     pub text: Cow<'a, str>,
     written: &'a str,
-    origin: Option<Vec<usize>>,
+    /// Where the two part ways: for each character read otherwise, its
+    /// offset in the reading and in the text as written, and the offsets
+    /// just after it. Between two of these the texts are the same bytes.
+    shifts: Vec<(usize, usize)>,
 }
 
 impl<'a> Read<'a> {
@@ -75,10 +81,10 @@ impl<'a> Read<'a> {
     /// start) as `#`, so `№ 48213`, `n° 48213` and `#48213` read alike.
     pub fn of(text: &'a str) -> Read<'a> {
         if !text.chars().any(|c| narrow(c).is_some() || matches!(c, '°' | 'º')) {
-            return Read { text: Cow::Borrowed(text), written: text, origin: None };
+            return Read { text: Cow::Borrowed(text), written: text, shifts: Vec::new() };
         }
         let mut out = String::with_capacity(text.len());
-        let mut origin = Vec::with_capacity(text.len() + 1);
+        let mut shifts = Vec::new();
         let mut chars = text.char_indices().peekable();
         let mut previous = ' ';
         while let Some((at, c)) = chars.next() {
@@ -92,22 +98,28 @@ impl<'a> Read<'a> {
             } else {
                 narrow(c).unwrap_or(c)
             };
-            origin.extend(std::iter::repeat_n(at, read.len_utf8()));
+            if read != c {
+                let after = chars.peek().map_or(text.len(), |&(next, _)| next);
+                shifts.push((out.len(), at));
+                shifts.push((out.len() + read.len_utf8(), after));
+            }
             out.push(read);
             previous = c;
         }
-        origin.push(text.len());
-        Read { text: Cow::Owned(out), written: text, origin: Some(origin) }
+        Read { text: Cow::Owned(out), written: text, shifts }
     }
 
     /// The text as written that `slice` (a slice of `self.text`) was read from.
     pub fn as_written(&self, slice: &str) -> &'a str {
         let start = slice.as_ptr() as usize - self.text.as_ptr() as usize;
-        let end = start + slice.len();
-        match &self.origin {
-            None => &self.written[start..end],
-            Some(origin) => &self.written[origin[start]..origin[end]],
-        }
+        let written_at = |at: usize| match self.shifts.partition_point(|&(read, _)| read <= at) {
+            0 => at,
+            after => {
+                let (read, written) = self.shifts[after - 1];
+                written + (at - read)
+            }
+        };
+        &self.written[written_at(start)..written_at(start + slice.len())]
     }
 }
 

@@ -25,7 +25,7 @@ use super::details::{self, Audit};
 use super::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, Usage, WriteBack};
 use super::format::utf16_len;
 use super::js_number::js_number_to_string;
-use super::latch::span_key_text;
+use super::latch::{span_key_text, KeyText};
 use super::memory::Memory;
 use super::recall::{claim_dated, partition, EntryFacts};
 use super::shapes::{Claim, ClaimEntry, ClaimMetadata, Coverage, Message, Metadata, Source, SummaryEntry};
@@ -111,8 +111,8 @@ pub fn summary_entry<'a, V>(
 }
 
 /// The stage a visit runs for: its id (which tells its latch and flights
-/// apart from every other stage's), its config, read and checked once at
-/// build, and the module's memory of flights and latches.
+/// apart from every other stage's), its config (read from the copy its
+/// build checked), and the module's memory of flights and latches.
 pub struct Stage<Entry> {
     pub id: f64,
     pub config: Rc<StageConfig>,
@@ -126,9 +126,9 @@ pub struct Loaded {
     /// How many entries `loaded` held, even when reading stopped at a bad one.
     pub len: usize,
     pub facts: Vec<EntryFacts>,
-    /// Each entry's id as text, for keys.
-    pub id_texts: Vec<String>,
-    pub identity_key: Result<Option<String>, InvalidSpot>,
+    /// Each entry's id as a key, for span keys.
+    pub id_keys: Vec<String>,
+    pub identity_key: Result<Option<KeyText>, InvalidSpot>,
 }
 
 /// Steps 2–8 of a visit whose recall and identity the host has read.
@@ -154,8 +154,8 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
     let span: Rc<[usize]> = candidate.folded_indices().into();
     host.keep_span(&span, &loaded.facts);
-    let id_texts = span.iter().map(|&index| loaded.id_texts[index].as_str());
-    let key = identity_key.map(|identity| span_key_text(&identity, id_texts));
+    let id_keys = span.iter().map(|&index| loaded.id_keys[index].as_str());
+    let key = identity_key.map(|identity| span_key_text(identity, id_keys));
     if key.as_deref().is_some_and(|key| stage.memory.is_latched(stage.id, key)) {
         return settle_now(&host, candidate.latched());
     }

@@ -15,23 +15,20 @@ use crate::core::js_number::js_number_to_string;
 /// own `defineMemory` never folds fewer entries than its tail keeps: a
 /// window that holds a summary and a tail otherwise sheds one turn from the
 /// tail each turn, and pays for a span of that one turn, which a summary and
-/// its label cannot make smaller (README, "Economy").
+/// its label cannot make smaller (README, "Economy"). Each number is as
+/// `number` finds it under its key.
 pub fn token_options(
     counter_given: bool,
-    trigger_min: Option<f64>,
-    preserve_recent: Option<f64>,
-    preserve_recent_entries: Option<f64>,
-    min_fold: Option<f64>,
+    number: impl Fn(Key) -> Result<Option<f64>, ConfigError>,
 ) -> Result<Option<TokenOptions>, ConfigError> {
-    let tokens = |key: Key, value: Option<f64>, omit_hint: &str| {
-        value.map(|n| whole_number(SUMMARIZE_CALL, key.name(), n, 0.0, MAX_SAFE_INTEGER, omit_hint)).transpose()
+    let tokens = |key: Key, omit_hint: &str| {
+        number(key)?.map(|n| whole_number(SUMMARIZE_CALL, key.name(), n, 0.0, MAX_SAFE_INTEGER, omit_hint)).transpose()
     };
-    let trigger_min = tokens(Key::TriggerMinTokens, trigger_min, "omit it to trigger on entries only")?;
-    let preserve_recent =
-        tokens(Key::PreserveRecentTokens, preserve_recent, "omit it to keep `preserveRecent` entries")?;
+    let trigger_min = tokens(Key::TriggerMinTokens, "omit it to trigger on entries only")?;
+    let preserve_recent = tokens(Key::PreserveRecentTokens, "omit it to keep `preserveRecent` entries")?;
     let min_fold_given =
-        tokens(Key::MinFoldTokens, min_fold, "omit it for the default (`preserveRecentTokens`, or 0 without it)")?;
-    if let (Some(tokens), Some(entries)) = (preserve_recent, preserve_recent_entries) {
+        tokens(Key::MinFoldTokens, "omit it for the default (`preserveRecentTokens`, or 0 without it)")?;
+    if let (Some(tokens), Some(entries)) = (preserve_recent, number(Key::PreserveRecent)?) {
         return Err(ConfigError {
             class: ErrorClass::Error,
             message: format!(

@@ -1,5 +1,25 @@
 use super::*;
 
+/// `token_options` over these values of `triggerMinTokens`,
+/// `preserveRecentTokens`, `preserveRecent` and `minFoldTokens`.
+fn tokens_of(
+    counter_given: bool,
+    trigger_min: Option<f64>,
+    preserve_recent: Option<f64>,
+    preserve_recent_entries: Option<f64>,
+    min_fold: Option<f64>,
+) -> Result<Option<TokenOptions>, ConfigError> {
+    token_options(counter_given, |key| {
+        Ok(match key {
+            Key::TriggerMinTokens => trigger_min,
+            Key::PreserveRecentTokens => preserve_recent,
+            Key::PreserveRecent => preserve_recent_entries,
+            Key::MinFoldTokens => min_fold,
+            _ => None,
+        })
+    })
+}
+
 #[test]
 fn each_key_has_its_own_name() {
     for (index, key) in Key::ALL.iter().enumerate() {
@@ -129,31 +149,31 @@ fn unknown_keys_name_the_nearest_known_one() {
 
 #[test]
 fn token_options_are_whole_numbers_and_replace_preserve_recent() {
-    assert_eq!(token_options(false, None, None, Some(5.0), None), Ok(None), "no token option: no counting");
-    assert_eq!(token_options(true, None, None, None, None), Ok(Some(TokenOptions::default())));
+    assert_eq!(tokens_of(false, None, None, Some(5.0), None), Ok(None), "no token option: no counting");
+    assert_eq!(tokens_of(true, None, None, None, None), Ok(Some(TokenOptions::default())));
     assert_eq!(
-        token_options(false, Some(4000.0), Some(0.0), None, None),
+        tokens_of(false, Some(4000.0), Some(0.0), None, None),
         Ok(Some(TokenOptions { trigger_min: Some(4000.0), preserve_recent: Some(0.0), min_fold: 0.0 }))
     );
-    let fraction = token_options(false, Some(1.5), None, None, None).unwrap_err();
+    let fraction = tokens_of(false, Some(1.5), None, None, None).unwrap_err();
     assert_eq!(fraction.class, ErrorClass::RangeError);
     assert!(fraction.message.contains("`triggerMinTokens` must be a non-negative integer"), "{}", fraction.message);
-    let both = token_options(false, None, Some(400.0), Some(5.0), None).unwrap_err();
+    let both = tokens_of(false, None, Some(400.0), Some(5.0), None).unwrap_err();
     assert!(both.message.contains("`preserveRecentTokens` (400) and `preserveRecent` (5)"), "{}", both.message);
     assert!(both.message.contains("Fix: remove one of them."));
 }
 
 #[test]
 fn min_fold_tokens_defaults_to_the_verbatim_tail_and_turns_counting_on() {
-    let options = |min_fold, preserve| token_options(false, None, preserve, None, min_fold).unwrap();
+    let options = |min_fold, preserve| tokens_of(false, None, preserve, None, min_fold).unwrap();
     assert_eq!(options(None, Some(500.0)).map(|t| t.min_fold), Some(500.0), "the tail's tokens");
     assert_eq!(options(Some(120.0), Some(500.0)).map(|t| t.min_fold), Some(120.0), "as given");
     assert_eq!(options(Some(0.0), Some(500.0)).map(|t| t.min_fold), Some(0.0), "0 turns the floor off");
     assert_eq!(options(Some(300.0), None), Some(TokenOptions { min_fold: 300.0, ..TokenOptions::default() }));
-    let counter_only = token_options(true, Some(2000.0), None, Some(5.0), None).unwrap();
+    let counter_only = tokens_of(true, Some(2000.0), None, Some(5.0), None).unwrap();
     assert_eq!(counter_only.map(|t| t.min_fold), Some(0.0), "a tail in entries: no floor in tokens");
     for bad in [-1.0, 2.5, f64::INFINITY] {
-        let error = token_options(false, None, None, None, Some(bad)).unwrap_err();
+        let error = tokens_of(false, None, None, None, Some(bad)).unwrap_err();
         assert_eq!(error.class, ErrorClass::RangeError);
         assert!(error.message.starts_with("summarize(config): `minFoldTokens` must be a non-negative integer"));
         assert!(error.message.contains("omit it for the default (`preserveRecentTokens`, or 0 without it)"));

@@ -177,12 +177,10 @@ impl Canonical {
     }
 
     /// Whether `detail` (in canonical spelling) is here as whole words. One
-    /// linear search (Knuth–Morris–Pratt), which sees every occurrence,
-    /// overlapping ones too: the audit runs on every fold, over spans of up
-    /// to 16 Mi units, and a check at every word start was quadratic on a
-    /// crafted span (a long id against a summary of one-letter words); std's
-    /// non-overlapping search missed an occurrence that starts inside an
-    /// unbounded one (`15時30分15` after `order15時30分`).
+    /// linear search (Knuth–Morris–Pratt) that sees every occurrence, the
+    /// overlapping ones too, since an occurrence without word bounds can
+    /// hide one with them (`15時30分15` after `order15時30分`): std's search
+    /// skips overlaps, and a check at every word start is quadratic.
     pub(super) fn holds(&self, detail: &str) -> bool {
         let bounded = |at: usize| self.bounds.binary_search(&at).is_ok();
         let (pattern, text) = (detail.as_bytes(), self.text.as_bytes());

@@ -99,9 +99,9 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     // Most words are prose: with no digit and none of the marks a detail
     // carries, only a month's name before a day or a currency's name before
     // an amount can start one, so nothing else is tried on them. Every fold
-    // runs the audit, the first one within a serverless cold start, whose
-    // first fold this keeps about a tenth shorter (README, "Cold start"). A
-    // detector for a detail with no digit and no mark must be tried above it.
+    // runs the audit, the first one within a serverless cold start, which
+    // this shortens (README, "Cold start"). A detector for a detail with no
+    // digit and no mark must be tried above it.
     let marked = word.bytes().any(|b| b.is_ascii_digit() || b"@/\\#%".contains(&b))
         || word.starts_with(is_currency_sign)
         || word.ends_with(is_currency_sign)
@@ -111,7 +111,7 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
             if let Some(count) = date_words(words, at) {
                 return (Some(joined(count)), count);
             }
-            if let Some(count) = amount_words(words, at + 1).filter(|_| is_currency_word(word)) {
+            if let Some(count) = is_currency_word(word).then(|| amount_words(words, at + 1)).flatten() {
                 return (Some(joined(1 + count)), 1 + count);
             }
         }
@@ -143,7 +143,7 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     if (symbol && is_amount(word.trim_matches(is_currency_sign))) || word_sign.is_some_and(is_amount) {
         return (Some(word), 1);
     }
-    if let Some(count) = amount_words(words, at + 1).filter(|_| is_currency_word(word)) {
+    if let Some(count) = is_currency_word(word).then(|| amount_words(words, at + 1)).flatten() {
         return (Some(joined(1 + count)), 1 + count);
     }
     if let Some(number) = word.strip_suffix('%') {
@@ -192,12 +192,16 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
 /// space as the thousands separator (`4 990`, `1 234,56`) a short first
 /// group and groups of three digits, the last of which may hold the
 /// fraction. Only an amount with a currency next to it is read across
-/// words: a space between bare numbers separates them as often.
+/// words: a space between bare numbers separates them as often. At most
+/// [`MAX_GROUPS`] groups follow the first (a quintillion): each word may
+/// start an amount, so an unbounded run of groups would make a long list of
+/// numbers quadratic to read.
 fn amount_words(words: &[&str], at: usize) -> Option<usize> {
+    const MAX_GROUPS: usize = 6;
     let first = words.get(at).filter(|word| is_amount(word))?;
     let mut count = 1;
     if first.len() <= 3 && first.bytes().all(|b| b.is_ascii_digit()) {
-        while let Some(group) = words.get(at + count) {
+        while let Some(group) = words.get(at + count).filter(|_| count <= MAX_GROUPS) {
             let (digits, fraction) = group.split_at(group.bytes().take_while(u8::is_ascii_digit).count());
             let decimal = |f: &str| {
                 (2..=3).contains(&f.len()) && f.starts_with([',', '.']) && f[1..].bytes().all(|b| b.is_ascii_digit())

@@ -406,3 +406,14 @@ fn the_audit_stays_bounded_on_a_megabyte_span() {
     assert_eq!(audit.found(), 4 + (MAX_AUDITED - 4));
     assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
 }
+
+/// A long list of three-digit numbers with no currency after it: each may
+/// start an amount, and each is read in bounded time.
+#[test]
+fn a_long_run_of_digit_groups_is_read_in_linear_time() {
+    let span = format!("Codes: 12 {}end.", "345 ".repeat(200_000));
+    let started = std::time::Instant::now();
+    let audit = audit([span.as_str()], "Codes were listed.");
+    assert!(audit.found() > 0);
+    assert!(started.elapsed().as_secs() < 2, "took {:?}", started.elapsed());
+}

@@ -9,7 +9,7 @@ pub(super) fn is_ordinal_suffix(suffix: &str) -> bool {
     ["st", "nd", "rd", "th"].iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix))
 }
 /// Each currency sign, with the code of its most common currency (`$` is `usd`).
-pub(super) const CURRENCY_SIGNS: &[(char, &str)] = &[
+const CURRENCY_SIGNS: &[(char, &str)] = &[
     ('$', "usd"),
     ('€', "eur"),
     ('£', "gbp"),
@@ -35,7 +35,7 @@ pub(super) const WORD_SIGNS: &[(&str, &str)] =
     &[("R$", "brl"), ("US$", "usd"), ("C$", "cad"), ("A$", "aud"), ("HK$", "hkd")];
 
 /// Each currency word, with its currency's code (`pounds` is read as money).
-pub(super) const CURRENCY_WORDS: &[(&str, &str)] = &[
+const CURRENCY_WORDS: &[(&str, &str)] = &[
     ("usd", "usd"),
     ("eur", "eur"),
     ("gbp", "gbp"),

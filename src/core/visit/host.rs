@@ -54,7 +54,8 @@ pub trait Host: Sized + 'static {
         ttl: f64,
         expected_version: f64,
     ) -> Pending<Result<ConditionalWrite, String>>;
-    /// `store.put(identity, entry)`, started; None without a store.
+    /// `store.put(identity, entry)`, called when the future is first
+    /// polled; None without a store.
     fn put(&self, entry: &Self::Entry) -> Option<impl Future<Output = Result<(), String>>>;
     /// Lets a started call run to its end unawaited.
     fn detach(&self, call: Pending<Result<ConditionalWrite, String>>);

@@ -19,7 +19,7 @@ enum Reply {
 }
 
 /// One stage's state between visits, and every call its visits made.
-struct Stage {
+struct StageState {
     memory: Rc<Memory<String>>,
     warned: Cell<bool>,
     claims_noted: Cell<bool>,
@@ -28,9 +28,9 @@ struct Stage {
     calls: RefCell<Vec<String>>,
 }
 
-impl Default for Stage {
-    fn default() -> Stage {
-        Stage {
+impl Default for StageState {
+    fn default() -> StageState {
+        StageState {
             memory: Rc::new(Memory::new(|| [7, 11])),
             warned: Cell::default(),
             claims_noted: Cell::default(),
@@ -40,7 +40,7 @@ impl Default for Stage {
     }
 }
 
-impl Stage {
+impl StageState {
     fn log(&self, call: String) {
         self.calls.borrow_mut().push(call);
     }
@@ -51,7 +51,7 @@ impl Stage {
 }
 
 struct Mock {
-    stage: Rc<Stage>,
+    stage: Rc<StageState>,
     facts: Vec<EntryFacts>,
     reply: Reply,
 }
@@ -144,7 +144,7 @@ impl Host for Mock {
 
 /// Six turns of one entry each, 400 units apiece: the first five fold,
 /// the last stays verbatim.
-fn visit_of(stage: &Rc<Stage>, identity: Option<&str>, reply: Reply) -> Running {
+fn visit_of(stage: &Rc<StageState>, identity: Option<&str>, reply: Reply) -> Running {
     let mut config = StageConfig::new(Shape::Callback);
     (config.trigger_min_entries, config.preserve_recent) = (4, 1);
     if stage.claim_applies.is_some() {
@@ -152,9 +152,13 @@ fn visit_of(stage: &Rc<Stage>, identity: Option<&str>, reply: Reply) -> Running 
     }
     let facts: Vec<EntryFacts> =
         (1..=6).map(|turn| EntryFacts { turn: Some(turn as f64), content_units: 400, ..Default::default() }).collect();
-    let id_texts = (1..=6).map(|turn| format!("msg-{turn}")).collect();
-    let loaded =
-        Loaded { len: facts.len(), facts: facts.clone(), id_texts, identity_key: Ok(identity.map(str::to_owned)) };
+    let id_keys = (1..=6).map(|turn| format!("msg-{turn}")).collect();
+    let loaded = Loaded {
+        len: facts.len(),
+        facts: facts.clone(),
+        id_keys,
+        identity_key: Ok(identity.map(|identity| KeyText::default().part(identity))),
+    };
     let mock = Mock { stage: stage.clone(), facts, reply };
     let of_stage = super::Stage { id: 1.0, config: Rc::new(config), memory: stage.memory.clone() };
     match visit(mock, of_stage, loaded) {
@@ -186,7 +190,7 @@ const UNCHANGED: [Slot; 6] =
 
 #[test]
 fn a_fold_makes_one_call_writes_the_summary_and_keeps_the_tail() {
-    let stage = Rc::new(Stage::default());
+    let stage = Rc::new(StageState::default());
     let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
     assert_eq!(outcome.settled.recall, [Slot::NewSummary, Slot::Loaded(5)]);
     assert_eq!(outcome.new_summary.as_deref(), Some("msg-summary-1-5"));
@@ -195,7 +199,7 @@ fn a_fold_makes_one_call_writes_the_summary_and_keeps_the_tail() {
 
 #[test]
 fn runs_over_one_conversations_span_share_its_one_call() {
-    let stage = Rc::new(Stage::default());
+    let stage = Rc::new(StageState::default());
     let answer = Rc::new(RefCell::new(None));
     let mut leader = visit_of(&stage, Some("alice"), Reply::Later(answer.clone()));
     let mut follower = visit_of(&stage, Some("alice"), Reply::Later(answer.clone()));
@@ -213,7 +217,7 @@ fn runs_over_one_conversations_span_share_its_one_call() {
 
 #[test]
 fn another_conversation_or_one_without_a_key_makes_its_own_call() {
-    let stage = Rc::new(Stage::default());
+    let stage = Rc::new(StageState::default());
     let answer = Rc::new(RefCell::new(None));
     let mut visits: Vec<_> = [Some("alice"), Some("bob"), None, None]
         .into_iter()
@@ -225,7 +229,7 @@ fn another_conversation_or_one_without_a_key_makes_its_own_call() {
 
 #[test]
 fn a_span_another_process_claimed_makes_no_call_and_stays_verbatim() {
-    let stage = Rc::new(Stage { claim_applies: Some(false), ..Stage::default() });
+    let stage = Rc::new(StageState { claim_applies: Some(false), ..StageState::default() });
     let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
     assert_eq!(outcome.settled.recall, UNCHANGED);
     assert!(reason(&outcome).starts_with("summarized-elsewhere"), "{}", reason(&outcome));
@@ -234,7 +238,7 @@ fn a_span_another_process_claimed_makes_no_call_and_stays_verbatim() {
 
 #[test]
 fn with_claims_the_call_is_made_once_the_claim_is_held() {
-    let stage = Rc::new(Stage { claim_applies: Some(true), ..Stage::default() });
+    let stage = Rc::new(StageState { claim_applies: Some(true), ..StageState::default() });
     let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
     assert_eq!(outcome.settled.recall, [Slot::NewSummary, Slot::Loaded(5)]);
     let calls = ["putIfVersion msg-summary-claim-1-5 over 0", "summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"];
@@ -243,7 +247,7 @@ fn with_claims_the_call_is_made_once_the_claim_is_held() {
 
 #[test]
 fn a_failed_call_is_asked_again_next_turn_and_warns_once() {
-    let stage = Rc::new(Stage::default());
+    let stage = Rc::new(StageState::default());
     for _ in 0..2 {
         let outcome = settled(visit_of(&stage, Some("alice"), Reply::Fails("boom")));
         assert_eq!(outcome.settled.recall, UNCHANGED);
@@ -256,7 +260,7 @@ fn a_failed_call_is_asked_again_next_turn_and_warns_once() {
 
 #[test]
 fn a_summary_that_is_not_smaller_latches_its_conversations_span_only() {
-    let stage = Rc::new(Stage::default());
+    let stage = Rc::new(StageState::default());
     let long = Reply::Text("x".repeat(5_000));
     let refused = settled(visit_of(&stage, Some("alice"), long.clone()));
     assert!(reason(&refused).contains("replacement-not-smaller"), "{}", reason(&refused));
