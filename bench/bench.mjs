@@ -629,7 +629,7 @@ async function main() {
   const wants = (section) => options.sections.includes(section);
   const inPipeline = wants('pipeline') ? (await import('./pipeline.mjs')).IN_PIPELINE : null;
   const longConversation = wants('long') ? await import('./long-conversation.mjs') : null;
-  const readmeRoute = wants('route') ? await import('./readme-route.mjs') : null;
+  const readmeRoute = wants('route') ? await import('../tests/support/readme-route.mjs') : null;
   const browserEntries = wants('browser') ? await import('./browser-entries.mjs') : null;
   const report = {
     meta: {

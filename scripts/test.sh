@@ -39,6 +39,10 @@ count_rust() { # log → "passed failed"
 count_bench() {
   if grep -q '^Every workload produced the outcome' "$1"; then echo 1 0; else echo 0 1; fi
 }
+# The house's counts: one check a bar (bench/house.mjs).
+count_house() {
+  echo "$(grep -c '^met ' "$1")" "$(grep -c '^missed' "$1")"
+}
 # A soak is one check: memory stayed flat after its warm-up.
 count_soak() {
   if grep -q '^verdict: memory flat' "$1"; then echo 1 0; else echo 0 1; fi
@@ -60,6 +64,7 @@ run() { # name counter command...
   record "$name" "$log" $("$counter" "$log") "$code"
 }
 
+run house count_house node bench/house.mjs
 run core count_rust cargo test
 run wasm-node count_rust wasm-pack test --node -- --test node
 run wasm-chromium count_rust wasm-pack test --headless --chrome -- --test browser

@@ -72,14 +72,14 @@ before(async () => {
 });
 
 test('the checker refuses the drop-in as it was written: a factory and a segment passed as stages', () => {
-  const before = [
+  const asItWas = [
     "const memoryRead = flowChart('Load recent', loadRecent, 'load-recent')",
     "  .addFunction('Summarize', summarizeStage, 'summarize')",
     "  .addFunction('Pick by budget', pickByBudget, 'pick-by-budget')",
     "  .addFunction('Format', formatDefault, 'format')",
     '  .build();',
   ].join('\n');
-  assert.deepEqual(uncalledAgentfootprintStages(before), [
+  assert.deepEqual(uncalledAgentfootprintStages(asItWas), [
     '`loadRecent` is passed uncalled; it is a factory: call it with its config',
     '`formatDefault` is passed uncalled; it is a factory: call it with its config',
     '`pickByBudget` is passed uncalled; it is a segment: pickByBudget(config)(builder)',
@@ -115,8 +115,7 @@ test('every other js block of the npm README runs as written against the packed 
     });
     const promised = [...block.code.matchAll(/\/\/ prints: (.+)$/gm)].map(([, expected]) => expected.trim());
     assert.ok(promised.length > 0, `${where} says what it prints`);
-    for (const expected of promised) {
-      assert.ok(stdout.includes(expected), `${where} prints ${JSON.stringify(expected)}; it printed:\n${stdout}`);
-    }
+    // Line for line, in order: each `// prints:` is the whole of the next line printed.
+    assert.deepEqual(stdout.trimEnd().split('\n'), promised, `${where} prints what it says`);
   }
 });

@@ -9,9 +9,9 @@
 // Shared by the pipeline test (which holds the route to its figures) and the
 // bench's "route" section (which prints them beside other settings).
 
-import { createMemoryPipeline, createMemoryStore, runMemoryTurn } from '../tests/support/memory-pipeline.mjs';
-import { o200kTokens } from '../tests/support/tokens.mjs';
-import { turnMessages } from '../examples/demo/conversation.mjs';
+import { contentTokens, createMemoryPipeline, createMemoryStore, isSummaryEntry, runMemoryTurn } from './memory-pipeline.mjs';
+import { o200kTokens } from './tokens.mjs';
+import { turnMessages } from '../../examples/demo/conversation.mjs';
 
 /** What the README's route sets, and the turns it was tried over (one turn, then 30 more). */
 export const ROUTE = Object.freeze({ loadCount: 40, triggerMinTokens: 2000, preserveRecentTokens: 500, maxSummaries: 1, turns: 31 });
@@ -76,8 +76,8 @@ export async function runReadmeRoute({ pkg, footprint, extra = {}, turns = ROUTE
     perTurn.push({
       turn,
       oldestTurn: Math.min(...reach),
-      holdsSummary: result.recall.some((entry) => entry.metadata?.summarizes),
-      tokensSent: result.selected.reduce((sum, entry) => sum + (entry.value?.content ? o200kTokens(entry.value.content) : 0), 0),
+      holdsSummary: result.recall.some(isSummaryEntry),
+      tokensSent: contentTokens(result.selected, o200kTokens),
     });
   }
   const paid = events.filter((payload) => payload.scoreEvidence.summarizerCalled);
