@@ -18,12 +18,12 @@ import { CASES, SIZES, buildWorkloads } from './workloads.mjs';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(repoRoot, 'bench');
 const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
-const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'route', 'browser', 'cold-start', 'size', 'memory'];
+const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'route', 'browser', 'cold-start', 'size', 'memory', 'fleet'];
 
 const USAGE = `usage: node bench/bench.mjs [options]
   --subject PATH     module under test (default: pkg/dist/index.mjs)
   --baseline PATH    another module with the same API (ESM or CJS), run beside it
-  --quick            CI mode: short budgets, 1,000 folds for memory, under 10 seconds
+  --quick            CI mode: short budgets, 1,000 folds for memory, 14 turns for the fleet
   --json             machine-readable output instead of markdown
   --cases LIST       comma-separated subset of: ${Object.keys(CASES).join(', ')}
   --sizes LIST       comma-separated subset of: ${SIZES.join(', ')}
@@ -418,7 +418,7 @@ function recallTable(rows, withBaseline) {
   );
 }
 
-function renderMarkdown(report) {
+function renderMarkdown(report, fleet) {
   const { meta } = report;
   const withBaseline = meta.baseline !== null;
   const out = [
@@ -611,6 +611,8 @@ function renderMarkdown(report) {
     );
   }
 
+  if (report.fleet) out.push('', ...fleet.renderFleet(report.fleet));
+
   out.push('', '### Outcomes', '');
   if (report.problems.length === 0) out.push('Every workload produced the outcome it is named after (checked once in full, and for every timed batch by counts).');
   else for (const problem of report.problems) out.push(`- WRONG OUTCOME: ${problem}`);
@@ -631,6 +633,7 @@ async function main() {
   const longConversation = wants('long') ? await import('./long-conversation.mjs') : null;
   const readmeRoute = wants('route') ? await import('../tests/support/readme-route.mjs') : null;
   const browserEntries = wants('browser') ? await import('./browser-entries.mjs') : null;
+  const fleet = wants('fleet') ? await import('./fleet.mjs') : null;
   const report = {
     meta: {
       mode: options.quick ? 'quick' : 'default',
@@ -652,6 +655,7 @@ async function main() {
     browser: browserEntries ? (progress('browser entries in Chromium'), await browserEntries.measureBrowserEntries(options.quick ? 1 : 7)) : null,
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
+    fleet: fleet ? await fleet.measureFleet(options.quick, progress) : null,
     sizes: null,
     problems: [],
   };
@@ -674,6 +678,7 @@ async function main() {
   for (const row of report.route?.rows ?? []) {
     for (const problem of row.problems) report.problems.push(`README route, ${row.variant}: ${problem}`);
   }
+  for (const problem of report.fleet?.problems ?? []) report.problems.push(`fleet: ${problem}`);
   for (const row of [...(report.coldStart ?? []), ...(report.memory ?? [])]) {
     for (const problem of row.problems) report.problems.push(`${row.module}: ${problem}`);
   }
@@ -681,7 +686,7 @@ async function main() {
   if (options.json) {
     console.log(JSON.stringify(report, null, 2));
   } else {
-    console.log(renderMarkdown(report));
+    console.log(renderMarkdown(report, fleet));
   }
   if (report.problems.length > 0) process.exitCode = 1;
 }

@@ -1,10 +1,9 @@
-#!/usr/bin/env node
-// What claims (`claims: true`) save a fleet of processes sharing one store,
-// and what they cost each fold, on a real Redis started here on a free
-// loopback port:
+// The bench's fleet section: what claims (`claims: true`) save a fleet of
+// processes sharing one store, and what they cost each fold, on a real Redis
+// started here on a free loopback port:
 //
 // 1. Paid summarizer calls per span: the demo's fleet (`--processes P`, each
-//    process playing every turn of the conversation, `--concurrency K` runs a
+//    process playing every turn of the conversation, 2 concurrent runs a
 //    turn each) with 1, 4 and 16 processes, with and without claims. The
 //    summarizer is the package's offline extractive one, counted as a paid
 //    call per answer (what a hosted model would bill).
@@ -13,16 +12,12 @@
 //    conversation so each one claims and pays. The difference is what a
 //    claim adds to a turn that folds; other turns make no claim.
 //
-//   node bench/fleet.mjs [--turns 30] [--concurrency 2] [--folds 400]
-//   node bench/fleet.mjs --quick   (the test command: 14 turns, 40 folds)
-//
-// Exits non-zero when a fleet did not produce the outcome it is named after:
-// with claims, one paid call a span; without them, more than one from 4
-// processes on.
+// A problem is reported when a fleet did not produce the outcome it is named
+// after: with claims, one paid call a span; without them, more than one from
+// 4 processes on.
 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 
 import { openRedisStore } from '../tests/support/redis-store.mjs';
 import { startRedis } from '../tests/support/redis-server.mjs';
@@ -30,17 +25,7 @@ import { messageEntry } from '../tests/support/memory-pipeline.mjs';
 import { jsonRecords, runDemoCli } from '../tests/support/run-node.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    turns: { type: 'string' },
-    concurrency: { type: 'string', default: '2' },
-    folds: { type: 'string' },
-  },
-});
-const turns = Number(values.turns ?? (values.quick ? 14 : 30));
-const concurrency = Number(values.concurrency);
-const folds = Number(values.folds ?? (values.quick ? 40 : 400));
+const CONCURRENCY = 2;
 
 async function demo(args) {
   const { code, stdout, stderr } = await runDemoCli(args);
@@ -50,17 +35,17 @@ async function demo(args) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function paidPerSpan(redis) {
+async function paidPerSpan(redis, turns, progress) {
   const rows = [];
   for (const processes of [1, 4, 16]) {
     for (const claims of [true, false]) {
-      const args = ['--reset', '--json', '--redis', redis.url, '--turns', String(turns), '--processes', String(processes), '--concurrency', String(concurrency)];
+      progress(`fleet: ${processes} processes, claims ${claims ? 'on' : 'off'}`);
+      const args = ['--reset', '--json', '--redis', redis.url, '--turns', String(turns), '--processes', String(processes), '--concurrency', String(CONCURRENCY)];
       const records = jsonRecords(await demo(claims ? args : [...args, '--no-claims']));
       const last = records.at(-1);
       const spans = Object.keys(last.summaryWritesSoFar).length;
       const writes = Object.values(last.summaryWritesSoFar).reduce((a, b) => a + b, 0);
       rows.push({ processes, claims, paid: last.paidCallsSoFar, spans, writes });
-      process.stderr.write(`fleet: ${processes} processes, claims ${claims ? 'on' : 'off'}: ${last.paidCallsSoFar} paid over ${spans} spans\n`);
     }
   }
   return rows;
@@ -77,7 +62,7 @@ function conversation(conversationId) {
   });
 }
 
-async function claimCost(redis) {
+async function claimCost(redis, folds) {
   const pkg = await import(pathToFileURL(join(ROOT, 'pkg/dist/index.mjs')).href);
   const store = await openRedisStore(redis.url);
   const llm = pkg.extractive({ maxChars: 200 });
@@ -106,29 +91,46 @@ async function claimCost(redis) {
   return { off: median(times.off), on: median(times.on), rtt: median(rtt) };
 }
 
-// Redis as it ships (no fsync per write): the claim's cost, not the disk's.
-const redis = await startRedis({ fsyncEveryWrite: false });
-try {
-  const rows = await paidPerSpan(redis);
-  const cost = await claimCost(redis);
-  console.log(`## Fleet: paid summarizer calls per span (${turns} turns, ${concurrency} concurrent runs a turn in each process, Redis)\n`);
-  console.log('| processes | claims | paid calls | spans written | summary writes | paid calls per span |');
-  console.log('|---:|:---|---:|---:|---:|---:|');
-  for (const row of rows) {
-    console.log(`| ${row.processes} | ${row.claims ? 'on' : 'off'} | ${row.paid} | ${row.spans} | ${row.writes} | ${(row.paid / row.spans).toFixed(2)} |`);
+/**
+ * The section: `quick` (the test command) plays 14 turns and times 40 folds
+ * a mode, the default 30 turns and 400 folds.
+ */
+export async function measureFleet(quick, progress) {
+  const turns = quick ? 14 : 30;
+  const folds = quick ? 40 : 400;
+  // Redis as it ships (no fsync per write): the claim's cost, not the disk's.
+  const redis = await startRedis({ fsyncEveryWrite: false });
+  try {
+    const rows = await paidPerSpan(redis, turns, progress);
+    progress('fleet: a claim\'s cost per fold');
+    const cost = await claimCost(redis, folds);
+    const problems = rows
+      .filter((row) => row.spans === 0 || (row.claims || row.processes === 1 ? row.paid !== row.spans : row.paid <= row.spans))
+      .map((row) => `${row.processes} processes, claims ${row.claims ? 'on' : 'off'}: ${row.paid} paid over ${row.spans} spans`);
+    return { turns, folds, concurrency: CONCURRENCY, rows, cost, problems };
+  } finally {
+    await redis.stop();
   }
-  console.log(`\n## A claim's round trip per fold (median of ${folds} folds each, interleaved, Redis on loopback, no fsync per write)\n`);
-  console.log('| | ms per fold |');
-  console.log('|:---|---:|');
-  console.log(`| claims off | ${cost.off.toFixed(3)} |`);
-  console.log(`| claims on | ${cost.on.toFixed(3)} |`);
-  console.log(`| difference (the claim) | ${(cost.on - cost.off).toFixed(3)} |`);
-  console.log(`| putIfVersion alone | ${cost.rtt.toFixed(3)} |`);
-  console.log(`\nratio on/off: ${(cost.on / cost.off).toFixed(2)}×`);
-  const wrong = rows.filter((row) => row.spans === 0 || (row.claims || row.processes === 1 ? row.paid !== row.spans : row.paid <= row.spans));
-  for (const row of wrong) console.log(`\nNOT AS NAMED: ${row.processes} processes, claims ${row.claims ? 'on' : 'off'}: ${row.paid} paid over ${row.spans} spans`);
-  if (wrong.length === 0) console.log('\nEvery fleet produced the outcome it is named after.');
-  process.exitCode = wrong.length === 0 ? 0 : 1;
-} finally {
-  await redis.stop();
+}
+
+/** The section as markdown lines. */
+export function renderFleet({ turns, folds, concurrency, rows, cost }) {
+  return [
+    `### Fleet: paid summarizer calls per span (${turns} turns, ${concurrency} concurrent runs a turn in each process, Redis)`,
+    '',
+    '| processes | claims | paid calls | spans written | summary writes | paid calls per span |',
+    '|---:|:---|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row.processes} | ${row.claims ? 'on' : 'off'} | ${row.paid} | ${row.spans} | ${row.writes} | ${(row.paid / row.spans).toFixed(2)} |`),
+    '',
+    `### Fleet: a claim's round trip per fold (median of ${folds} folds each, interleaved, Redis on loopback, no fsync per write)`,
+    '',
+    '| | ms per fold |',
+    '|:---|---:|',
+    `| claims off | ${cost.off.toFixed(3)} |`,
+    `| claims on | ${cost.on.toFixed(3)} |`,
+    `| difference (the claim) | ${(cost.on - cost.off).toFixed(3)} |`,
+    `| putIfVersion alone | ${cost.rtt.toFixed(3)} |`,
+    '',
+    `ratio on/off: ${(cost.on / cost.off).toFixed(2)}×`,
+  ];
 }

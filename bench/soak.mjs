@@ -1,42 +1,56 @@
 #!/usr/bin/env node
-// Soak benchmark for footprint-summarize. Not a test: it measures
-// whether one long-lived stage instance keeps its memory flat.
+// The soak: does the package keep its memory flat over a long run? Not a
+// test; it prints memory (after a forced full GC) and a verdict, and exits 1
+// when the verdict is missed. Two workloads:
 //
-//   node bench/soak.mjs                          1,000,000 recalls, 10,000 conversations
+//   node bench/soak.mjs                      one stage, 1,000,000 recalls over 10,000 conversations
 //   node bench/soak.mjs --runs 100000 --conversations 1000
-//   options: --every N (report interval, default 100,000 or runs/10)
-//            --warmup N (baseline mark, default 200,000 or runs/5)
-//            --active N (conversations open at once, default 64)
-//            --concurrency N (recalls started together, default 8)
+//     options: --every N (report interval, default 100,000 or runs/10)
+//              --warmup N (baseline mark, default 200,000 or runs/5)
+//              --active N (conversations open at once, default 64)
+//              --concurrency N (recalls started together, default 8)
+//   node bench/soak.mjs --per-request        a stage built per request, 100,000 times
+//   node bench/soak.mjs --per-request --runs 20000 --subject bench/reference-original.mjs
 //
-// Workload: ONE stage instance serves every recall. `--active` conversations
-// are open at a time and visited round-robin; each lives for runs/conversations
-// visits, then ends (its stored data is dropped) and a new conversation takes
-// its place, so all `--conversations` pass through the one instance. Each
-// visit adds a turn (two entries) and recalls the last RECALL_LIMIT raw
-// entries plus that conversation's stored summaries, the way loadRecent does;
-// every fourth visit recalls the same turn again (a retry), which meets the
-// latch and the stored coverage. Early visits are below the trigger; later
-// ones fold with an instant summarizer and write the summary back. Three
-// conversations in ten get a summarizer that answers longer than the span, so
-// their spans are refused and latched: a new latch key on most visits, far
-// past the latch's bound. Each batch also re-runs one recall concurrently, so
-// single flight is exercised. Ids repeat across conversations, as in real
-// stores. Every recall builds fresh entry objects and the store only holds the
-// open conversations' newest summaries, so the JS side is bounded and the
-// numbers measure the package.
+// One stage (the default): ONE stage instance serves every recall. `--active`
+// conversations are open at a time and visited round-robin; each lives for
+// runs/conversations visits, then ends (its stored data is dropped) and a new
+// conversation takes its place, so all `--conversations` pass through the one
+// instance. Each visit adds a turn (two entries) and recalls the last
+// RECALL_LIMIT raw entries plus that conversation's stored summaries, the way
+// loadRecent does; every fourth visit recalls the same turn again (a retry),
+// which meets the latch and the stored coverage. Early visits are below the
+// trigger; later ones fold with an instant summarizer and write the summary
+// back. Three conversations in ten get a summarizer that answers longer than
+// the span, so their spans are refused and latched: a new latch key on most
+// visits, far past the latch's bound. Each batch also re-runs one recall
+// concurrently, so single flight is exercised. Ids repeat across
+// conversations, as in real stores. Every recall builds fresh entry objects
+// and the store only holds the open conversations' newest summaries, so the
+// JS side is bounded and the numbers measure the package.
+// Verdict: between the warm-up mark and the last mark, Wasm linear memory may
+// grow at most WASM_GROWTH_TOLERANCE (allocator slack: memory grows in 64 KiB
+// pages and never shrinks) and the JS heap at most HEAP_GROWTH_TOLERANCE (GC
+// noise).
+//
+// Per request: a stage built for every request, as a server that builds its
+// memory pipeline per request does. Each iteration builds a stage (provider +
+// store), runs one fold at N = 20 and awaits its store write, all in one loop
+// that never yields to the event loop (awaiting the stage's own promises runs
+// microtasks only), so finalizers never run and nothing but ordinary garbage
+// collection can free a stage. Verdict: heap and Wasm memory grow by at most
+// PER_REQUEST_GROWTH_LIMIT, and the last 10% of iterations take at most
+// SLOWDOWN_LIMIT times the first 10%. `--subject` runs it on another module
+// with the same API (the stand-in for the original, say).
 //
 // Measuring Wasm memory: the package does not expose its WebAssembly.Memory,
-// so the benchmark's probe (bench/wasm-probe.mjs) watches the instantiation
-// at import; `wasm` below is exactly that linear memory's byte length.
-// Node counts Wasm memory in `external`, not in `arrayBuffers`. Every sample is taken after a forced full GC.
-//
-// Verdict: memory must not grow after warm-up. Between the warm-up mark and
-// the last mark, Wasm linear memory may grow at most WASM_GROWTH_TOLERANCE
-// (allocator slack: memory grows in 64 KiB pages and never shrinks) and the JS
-// heap at most HEAP_GROWTH_TOLERANCE (GC noise). Exit code 1 otherwise.
+// so the probe (bench/wasm-probe.mjs) watches the instantiation at import;
+// `wasm` below is exactly that linear memory's byte length. Node counts Wasm
+// memory in `external`, not in `arrayBuffers`.
 
 import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { watchWebAssembly } from './wasm-probe.mjs';
 import { messageEntry } from '../tests/support/memory-pipeline.mjs';
 import v8 from 'node:v8';
@@ -44,13 +58,17 @@ import vm from 'node:vm';
 
 const WASM_GROWTH_TOLERANCE = 1024 * 1024;
 const HEAP_GROWTH_TOLERANCE = 4 * 1024 * 1024;
+const PER_REQUEST_GROWTH_LIMIT = 5 * 1024 * 1024;
+const SLOWDOWN_LIMIT = 1.2;
 const RECALL_LIMIT = 24;
 const STORED_PER_CONVERSATION = 3;
 const REFUSING_SHARE = 3; // out of 10 conversations
 
 const { values: options } = parseArgs({
   options: {
-    runs: { type: 'string', default: '1000000' },
+    'per-request': { type: 'boolean', default: false },
+    subject: { type: 'string', default: 'pkg/dist/index.mjs' },
+    runs: { type: 'string' },
     conversations: { type: 'string', default: '10000' },
     every: { type: 'string' },
     warmup: { type: 'string' },
@@ -58,182 +76,242 @@ const { values: options } = parseArgs({
     concurrency: { type: 'string', default: '8' },
   },
 });
-const totalRuns = Number(options.runs);
-const conversationCount = Number(options.conversations);
-const reportEvery = Number(options.every ?? Math.min(100_000, Math.max(1, Math.floor(totalRuns / 10))));
-const warmupMark = Number(options.warmup ?? Math.min(200_000, Math.floor(totalRuns / 5)));
-const activeCount = Math.min(Number(options.active), conversationCount);
-const concurrency = Math.min(Number(options.concurrency), activeCount);
-// Each batch adds one concurrent duplicate, so visits are concurrency/(concurrency+1) of the runs.
-const visitsPerConversation = Math.max(1, Math.round((totalRuns * concurrency) / (concurrency + 1) / conversationCount));
-for (const [name, value] of Object.entries({ runs: totalRuns, conversations: conversationCount, every: reportEvery, active: activeCount, concurrency })) {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, got ${value}`);
-}
-if (!Number.isInteger(warmupMark) || warmupMark < 0) throw new RangeError(`--warmup must be a whole number, got ${warmupMark}`);
+const totalRuns = Number(options.runs ?? (options['per-request'] ? 100_000 : 1_000_000));
+if (!Number.isInteger(totalRuns) || totalRuns < 10) throw new RangeError(`--runs must be a whole number of at least 10, got ${options.runs}`);
 
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc');
-
 const webAssembly = watchWebAssembly();
-const { summarize } = await import(new URL('../pkg/dist/index.mjs', import.meta.url).href);
-
-// ---------------------------------------------------------------------------
-// The workload.
-
-const SENTENCES = [
-  'The customer asked to move the delivery to Friday at 10:00.',
-  'Refund of €42.50 approved for order #4411 — ticket closed.',
-  'ユーザーは東京の住所を更新しました。',
-  'Prefers email over phone 📧; timezone Europe/Zürich.',
-  'Agreed: renew the plan for 12 months at the old price 👍.',
-];
-const isRefusing = (conversation) => conversation % 10 < REFUSING_SHARE;
-
-// The same ids (`msg-{turn}-{k}`) in every conversation, as in real stores.
-function entryOf(conversation, turn, k, identity) {
-  return messageEntry({
-    turn,
-    index: k,
-    message: {
-      role: k === 0 ? 'user' : 'assistant',
-      content: `#${conversation} ${SENTENCES[(conversation + turn + k) % SENTENCES.length]} (turn ${turn})`,
-    },
-    identity,
-    at: 1_700_000_000_000 + turn * 1000 + k,
-  });
-}
-
-const store = new Map(); // conversationId -> newest summaries of an open conversation
-
-const summarizer = async (messages) => {
-  const first = messages[1]?.content ?? '';
-  const conversation = Number(first.slice(1, first.indexOf(' ')));
-  if (!isRefusing(conversation)) return `Summary of ${messages.length - 1} messages: delivery Friday, refund approved.`;
-  const spanChars = messages.slice(1).reduce((sum, message) => sum + (message.content ?? '').length, 0);
-  return 'x'.repeat(spanChars + 10);
-};
-
-let clock = 1_800_000_000_000;
-const stage = summarize({
-  llm: summarizer,
-  store: {
-    async put(identity, entry) {
-      const kept = store.get(identity.conversationId) ?? [];
-      kept.push(entry);
-      store.set(identity.conversationId, kept.slice(-STORED_PER_CONVERSATION));
-    },
-  },
-  triggerMinEntries: 10,
-  preserveRecent: 4,
-  minFoldEntries: 2,
-  now: () => clock,
-});
-
-const open = Array.from({ length: activeCount }, (_, id) => ({ id, turn: 0, visits: 0 }));
-let conversationsStarted = activeCount;
-let nextSlot = 0;
-
-function nextRecall() {
-  const slot = nextSlot;
-  nextSlot = (nextSlot + 1) % activeCount;
-  if (open[slot].visits >= visitsPerConversation) {
-    store.delete(`conv-${open[slot].id}`); // the conversation is over
-    open[slot] = { id: conversationsStarted++, turn: 0, visits: 0 };
-  }
-  const state = open[slot];
-  const isRetry = ++state.visits % 4 === 0;
-  if (!isRetry) state.turn++;
-  const { id: conversation, turn } = state;
-  const identity = { tenant: 'soak', conversationId: `conv-${conversation}` };
-  const raw = [];
-  for (let t = Math.max(1, turn - RECALL_LIMIT / 2 + 1); t <= turn; t++) {
-    raw.push(entryOf(conversation, t, 0, identity), entryOf(conversation, t, 1, identity));
-  }
-  return { loaded: [...(store.get(identity.conversationId) ?? []), ...raw], identity };
-}
-
-const tally = new Map();
-function outcomeOf(events) {
-  if (events.length === 0) return 'no event';
-  const { reason, scoreEvidence: evidence } = events[0].payload;
-  if (evidence.coalesced) return 'coalesced';
-  if (evidence.latched) return 'latched';
-  if (evidence.predicted) return 'predicted';
-  if (reason.startsWith('folded')) return 'folded';
-  if (reason.includes('replacement-not-smaller')) return 'refused';
-  if (reason.includes('already covered')) return 'already covered';
-  return 'other';
-}
-function count(events) {
-  const outcome = outcomeOf(events);
-  tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
-}
-
-// ---------------------------------------------------------------------------
-// Sampling.
+const { summarize } = await import(pathToFileURL(resolve(options.subject)).href);
 
 const MiB = 1024 * 1024;
 const formatMiB = (bytes) => (bytes === null ? 'n/a' : `${(bytes / MiB).toFixed(2)} MiB`);
-function sample(runs, startedAt) {
+/** Memory after a forced full GC; `wasm` is null when the probe found no module. */
+function memory() {
   collectGarbage();
   const usage = process.memoryUsage();
-  return {
-    runs,
-    elapsedSeconds: (performance.now() - startedAt) / 1000,
-    wasm: webAssembly.linearMemoryBytes(),
-    heapUsed: usage.heapUsed,
-    external: usage.external,
-    arrayBuffers: usage.arrayBuffers,
-    rss: usage.rss,
+  return { wasm: webAssembly.linearMemoryBytes(), heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers, rss: usage.rss };
+}
+
+process.exitCode = (options['per-request'] ? await perRequest() : await oneStage()) ? 0 : 1;
+
+// ---------------------------------------------------------------------------
+// One stage, many conversations.
+
+async function oneStage() {
+  const conversationCount = Number(options.conversations);
+  const reportEvery = Number(options.every ?? Math.min(100_000, Math.max(1, Math.floor(totalRuns / 10))));
+  const warmupMark = Number(options.warmup ?? Math.min(200_000, Math.floor(totalRuns / 5)));
+  const activeCount = Math.min(Number(options.active), conversationCount);
+  const concurrency = Math.min(Number(options.concurrency), activeCount);
+  // Each batch adds one concurrent duplicate, so visits are concurrency/(concurrency+1) of the runs.
+  const visitsPerConversation = Math.max(1, Math.round((totalRuns * concurrency) / (concurrency + 1) / conversationCount));
+  for (const [name, value] of Object.entries({ conversations: conversationCount, every: reportEvery, active: activeCount, concurrency })) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, got ${value}`);
+  }
+  if (!Number.isInteger(warmupMark) || warmupMark < 0) throw new RangeError(`--warmup must be a whole number, got ${warmupMark}`);
+
+  // The workload.
+
+  const SENTENCES = [
+    'The customer asked to move the delivery to Friday at 10:00.',
+    'Refund of €42.50 approved for order #4411 — ticket closed.',
+    'ユーザーは東京の住所を更新しました。',
+    'Prefers email over phone 📧; timezone Europe/Zürich.',
+    'Agreed: renew the plan for 12 months at the old price 👍.',
+  ];
+  const isRefusing = (conversation) => conversation % 10 < REFUSING_SHARE;
+
+  // The same ids (`msg-{turn}-{k}`) in every conversation, as in real stores.
+  function entryOf(conversation, turn, k, identity) {
+    return messageEntry({
+      turn,
+      index: k,
+      message: {
+        role: k === 0 ? 'user' : 'assistant',
+        content: `#${conversation} ${SENTENCES[(conversation + turn + k) % SENTENCES.length]} (turn ${turn})`,
+      },
+      identity,
+      at: 1_700_000_000_000 + turn * 1000 + k,
+    });
+  }
+
+  const store = new Map(); // conversationId -> newest summaries of an open conversation
+
+  const summarizer = async (messages) => {
+    const first = messages[1]?.content ?? '';
+    const conversation = Number(first.slice(1, first.indexOf(' ')));
+    if (!isRefusing(conversation)) return `Summary of ${messages.length - 1} messages: delivery Friday, refund approved.`;
+    const spanChars = messages.slice(1).reduce((sum, message) => sum + (message.content ?? '').length, 0);
+    return 'x'.repeat(spanChars + 10);
   };
-}
-const columns = ['runs', 'elapsed', 'wasm memory', 'heapUsed', 'external', 'arrayBuffers', 'rss'];
-const row = (cells) => cells.map((cell, index) => String(cell).padStart(index === 0 ? 9 : 13)).join(' ');
-const printSample = (s) =>
-  console.log(row([s.runs, `${s.elapsedSeconds.toFixed(1)} s`, formatMiB(s.wasm), formatMiB(s.heapUsed), formatMiB(s.external), formatMiB(s.arrayBuffers), formatMiB(s.rss)]));
 
-console.log(
-  `soak: ${totalRuns} recalls over ${conversationCount} conversations (${visitsPerConversation} visits each, ${activeCount} open at a time) ` +
-    `on one stage instance, ${concurrency} at a time (+1 concurrent duplicate per batch); ` +
-    `Wasm memory ${webAssembly.linearMemoryBytes() !== null ? 'read from the module\'s instance' : 'NOT found (n/a)'}`,
-);
-console.log(row(columns));
-const startedAt = performance.now();
-const samples = [sample(0, startedAt)];
-printSample(samples[0]);
+  let clock = 1_800_000_000_000;
+  const stage = summarize({
+    llm: summarizer,
+    store: {
+      async put(identity, entry) {
+        const kept = store.get(identity.conversationId) ?? [];
+        kept.push(entry);
+        store.set(identity.conversationId, kept.slice(-STORED_PER_CONVERSATION));
+      },
+    },
+    triggerMinEntries: 10,
+    preserveRecent: 4,
+    minFoldEntries: 2,
+    now: () => clock,
+  });
 
-let runs = 0;
-let nextReport = reportEvery;
-while (runs < totalRuns) {
-  clock += 1000;
-  const batch = [];
-  while (batch.length < concurrency && runs + batch.length < totalRuns) {
-    batch.push(nextRecall());
+  const open = Array.from({ length: activeCount }, (_, id) => ({ id, turn: 0, visits: 0 }));
+  let conversationsStarted = activeCount;
+  let nextSlot = 0;
+
+  function nextRecall() {
+    const slot = nextSlot;
+    nextSlot = (nextSlot + 1) % activeCount;
+    if (open[slot].visits >= visitsPerConversation) {
+      store.delete(`conv-${open[slot].id}`); // the conversation is over
+      open[slot] = { id: conversationsStarted++, turn: 0, visits: 0 };
+    }
+    const state = open[slot];
+    const isRetry = ++state.visits % 4 === 0;
+    if (!isRetry) state.turn++;
+    const { id: conversation, turn } = state;
+    const identity = { tenant: 'soak', conversationId: `conv-${conversation}` };
+    const raw = [];
+    for (let t = Math.max(1, turn - RECALL_LIMIT / 2 + 1); t <= turn; t++) {
+      raw.push(entryOf(conversation, t, 0, identity), entryOf(conversation, t, 1, identity));
+    }
+    return { loaded: [...(store.get(identity.conversationId) ?? []), ...raw], identity };
   }
-  if (runs + batch.length < totalRuns) batch.push(batch[0]); // same (identity, span), at the same time
-  const results = await Promise.all(batch.map(({ loaded, identity }) => stage.fold(loaded, identity)));
-  for (const { events } of results) count(events);
-  runs += batch.length;
-  if (runs >= nextReport || runs === totalRuns) {
-    const latest = sample(runs, startedAt);
-    samples.push(latest);
-    printSample(latest);
-    while (nextReport <= runs) nextReport += reportEvery;
+
+  const tally = new Map();
+  function outcomeOf(events) {
+    if (events.length === 0) return 'no event';
+    const { reason, scoreEvidence: evidence } = events[0].payload;
+    if (evidence.coalesced) return 'coalesced';
+    if (evidence.latched) return 'latched';
+    if (evidence.predicted) return 'predicted';
+    if (reason.startsWith('folded')) return 'folded';
+    if (reason.includes('replacement-not-smaller')) return 'refused';
+    if (reason.includes('already covered')) return 'already covered';
+    return 'other';
   }
+  function count(events) {
+    const outcome = outcomeOf(events);
+    tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
+  }
+
+  // Sampling.
+
+  function sample(runs, startedAt) {
+    return { runs, elapsedSeconds: (performance.now() - startedAt) / 1000, ...memory() };
+  }
+  const columns = ['runs', 'elapsed', 'wasm memory', 'heapUsed', 'external', 'arrayBuffers', 'rss'];
+  const row = (cells) => cells.map((cell, index) => String(cell).padStart(index === 0 ? 9 : 13)).join(' ');
+  const printSample = (s) =>
+    console.log(row([s.runs, `${s.elapsedSeconds.toFixed(1)} s`, formatMiB(s.wasm), formatMiB(s.heapUsed), formatMiB(s.external), formatMiB(s.arrayBuffers), formatMiB(s.rss)]));
+
+  console.log(
+    `soak: ${totalRuns} recalls over ${conversationCount} conversations (${visitsPerConversation} visits each, ${activeCount} open at a time) ` +
+      `on one stage instance, ${concurrency} at a time (+1 concurrent duplicate per batch); ` +
+      `Wasm memory ${webAssembly.linearMemoryBytes() !== null ? 'read from the module\'s instance' : 'NOT found (n/a)'}`,
+  );
+  console.log(row(columns));
+  const startedAt = performance.now();
+  const samples = [sample(0, startedAt)];
+  printSample(samples[0]);
+
+  let runs = 0;
+  let nextReport = reportEvery;
+  while (runs < totalRuns) {
+    clock += 1000;
+    const batch = [];
+    while (batch.length < concurrency && runs + batch.length < totalRuns) {
+      batch.push(nextRecall());
+    }
+    if (runs + batch.length < totalRuns) batch.push(batch[0]); // same (identity, span), at the same time
+    const results = await Promise.all(batch.map(({ loaded, identity }) => stage.fold(loaded, identity)));
+    for (const { events } of results) count(events);
+    runs += batch.length;
+    if (runs >= nextReport || runs === totalRuns) {
+      const latest = sample(runs, startedAt);
+      samples.push(latest);
+      printSample(latest);
+      while (nextReport <= runs) nextReport += reportEvery;
+    }
+  }
+
+  const total = [...tally.values()].reduce((sum, value) => sum + value, 0);
+  console.log(`conversations started: ${conversationsStarted}; outcomes: ${[...tally].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${((100 * n) / total).toFixed(1)}%`).join(', ')}`);
+
+  const baseline = samples.find((s) => s.runs >= warmupMark) ?? samples[0];
+  const last = samples.at(-1);
+  const wasmGrowth = baseline.wasm === null ? 0 : last.wasm - baseline.wasm;
+  const heapGrowth = last.heapUsed - baseline.heapUsed;
+  console.log(
+    `growth after warm-up (${baseline.runs} → ${last.runs} runs): wasm ${formatMiB(wasmGrowth)} (tolerance ${formatMiB(WASM_GROWTH_TOLERANCE)}), ` +
+      `heapUsed ${formatMiB(heapGrowth)} (tolerance ${formatMiB(HEAP_GROWTH_TOLERANCE)}), external ${formatMiB(last.external - baseline.external)}, ` +
+      `arrayBuffers ${formatMiB(last.arrayBuffers - baseline.arrayBuffers)}`,
+  );
+  const grew = wasmGrowth > WASM_GROWTH_TOLERANCE || heapGrowth > HEAP_GROWTH_TOLERANCE;
+  console.log(grew ? 'verdict: memory GREW after warm-up' : 'verdict: memory flat after warm-up');
+  return !grew;
 }
 
-const total = [...tally.values()].reduce((sum, value) => sum + value, 0);
-console.log(`conversations started: ${conversationsStarted}; outcomes: ${[...tally].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${((100 * n) / total).toFixed(1)}%`).join(', ')}`);
+// ---------------------------------------------------------------------------
+// A stage per request.
 
-const baseline = samples.find((s) => s.runs >= warmupMark) ?? samples[0];
-const last = samples.at(-1);
-const wasmGrowth = baseline.wasm === null ? 0 : last.wasm - baseline.wasm;
-const heapGrowth = last.heapUsed - baseline.heapUsed;
-console.log(
-  `growth after warm-up (${baseline.runs} → ${last.runs} runs): wasm ${formatMiB(wasmGrowth)} (tolerance ${formatMiB(WASM_GROWTH_TOLERANCE)}), ` +
-    `heapUsed ${formatMiB(heapGrowth)} (tolerance ${formatMiB(HEAP_GROWTH_TOLERANCE)}), external ${formatMiB(last.external - baseline.external)}, ` +
-    `arrayBuffers ${formatMiB(last.arrayBuffers - baseline.arrayBuffers)}`,
-);
-const grew = wasmGrowth > WASM_GROWTH_TOLERANCE || heapGrowth > HEAP_GROWTH_TOLERANCE;
-console.log(grew ? 'verdict: memory GREW after warm-up' : 'verdict: memory flat after warm-up');
-process.exitCode = grew ? 1 : 0;
+async function perRequest() {
+  const N = 20;
+  // One conversation's recall per iteration, built before the clock starts:
+  // 8 conversations, so consecutive requests never see the same span.
+  const recalls = Array.from({ length: 8 }, (_, conversation) => {
+    const identity = { tenant: 'soak', conversationId: `conv-${conversation}` };
+    const loaded = Array.from({ length: N }, (_, i) =>
+      messageEntry({
+        turn: Math.floor(i / 2) + 1,
+        index: i % 2,
+        message: { role: i % 2 ? 'assistant' : 'user', content: `#${conversation} order #4411 refund of €42.50 approved, turn ${i} — details follow.` },
+        identity,
+        at: 1_700_000_000_000 + i * 1000,
+      }),
+    );
+    return { loaded, identity };
+  });
+  const provider = { complete: async () => ({ content: 'Refund approved; delivery Friday.', usage: { input: 120, output: 9 } }) };
+  let writes = 0;
+  const store = { put: async () => void writes++ };
+
+  const tenth = Math.floor(totalRuns / 10);
+  const before = memory();
+  let firstTenth = 0;
+  let lastTenth = 0;
+  let started = performance.now();
+  for (let i = 0; i < totalRuns; i++) {
+    if (i === tenth) firstTenth = performance.now() - started;
+    if (i === totalRuns - tenth) started = performance.now();
+    const stage = summarize({ llm: provider, model: 'mini-1', store, triggerMinEntries: 10, preserveRecent: 4 });
+    const { loaded, identity } = recalls[i % recalls.length];
+    const scope = { loaded, identity };
+    await stage(scope);
+    if (scope.loaded === loaded) throw new Error(`iteration ${i}: the stage did not fold`);
+  }
+  lastTenth = performance.now() - started;
+  const after = memory();
+  if (writes !== totalRuns) throw new Error(`expected ${totalRuns} store writes, saw ${writes}`);
+
+  const heapGrowth = after.heapUsed - before.heapUsed;
+  const wasmGrowth = (after.wasm ?? 0) - (before.wasm ?? 0);
+  const slowdown = lastTenth / firstTenth;
+  const perIteration = (ms) => `${((ms * 1000) / tenth).toFixed(2)} µs`;
+  console.log(`per-request soak: ${totalRuns} iterations of build + one provider fold (N=${N}) + one store write, never yielding; subject ${options.subject}`);
+  console.log(`| measure | before | after | change | limit |`);
+  console.log(`| --- | --- | --- | --- | --- |`);
+  console.log(`| JS heap used | ${formatMiB(before.heapUsed)} | ${formatMiB(after.heapUsed)} | ${formatMiB(heapGrowth)} | ≤ ${formatMiB(PER_REQUEST_GROWTH_LIMIT)} |`);
+  console.log(`| Wasm linear memory | ${formatMiB(before.wasm)} | ${formatMiB(after.wasm)} | ${formatMiB(wasmGrowth)} | ≤ ${formatMiB(PER_REQUEST_GROWTH_LIMIT)} |`);
+  console.log(`| time per iteration | ${perIteration(firstTenth)} (first 10%) | ${perIteration(lastTenth)} (last 10%) | ${slowdown.toFixed(2)}x | ≤ ${SLOWDOWN_LIMIT}x |`);
+  const missed = heapGrowth > PER_REQUEST_GROWTH_LIMIT || wasmGrowth > PER_REQUEST_GROWTH_LIMIT || slowdown > SLOWDOWN_LIMIT;
+  console.log(missed ? 'verdict: memory or speed MISSED the limits' : 'verdict: memory flat and speed steady');
+  return !missed;
+}
