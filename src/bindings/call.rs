@@ -9,12 +9,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use js_sys::{Array, Function, JsString, Promise};
+use js_sys::{Array, Function, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use super::js::{self, AbortController, Callee, ConditionalWriteAnswer, Deadline, ProviderResponse, UsageCounts};
+use super::settlement::{Settlement, ABANDONED};
 use crate::core::deadline;
 use crate::core::events::Usage;
 use crate::core::format::is_blank;
@@ -25,7 +25,7 @@ use crate::core::visit::{Answer, ConditionalWrite};
 /// awaited, like a rejection: until then it holds its span's flight, so runs
 /// started meanwhile wait for it instead of calling again.
 pub struct Started {
-    answer: Result<Promise, String>,
+    answer: Result<Settlement, String>,
     /// `timeoutMs`, timed from the call.
     deadline: Option<(f64, Timer)>,
     /// Aborted past the deadline: a provider's own request stops too.
@@ -61,20 +61,22 @@ impl Started {
         controller: Option<AbortController>,
     ) -> Started {
         let value = function.and_then(|function| function.apply(this, args).map_err(|error| js::cause_of(&error)));
-        let answer = value.map(|value| js::awaitable(&value));
+        let answer = value.map(|value| Settlement::of(&js::awaitable(&value)));
         let deadline = timeout_ms.filter(|_| answer.is_ok()).map(|ms| (ms, Timer::new(ms)));
         Started { answer, deadline, controller }
     }
 
     /// What the call resolved to, or why it failed.
     pub async fn answer(self) -> Result<JsValue, String> {
-        let answer = JsFuture::from(self.answer?);
+        let answer = self.answer?;
         let settled = match self.deadline {
             Some((ms, timer)) => deadline::before(timer, answer).await.ok_or(ms),
             None => Ok(answer.await),
         };
         match settled {
-            Ok(settled) => settled.map_err(|error| js::cause_of(&error)),
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(Some(error))) => Err(js::cause_of(&error)),
+            Ok(Err(None)) => Err(ABANDONED.to_owned()),
             Err(ms) => {
                 let cause = format!("timed out after {} ms", js_number_to_string(ms));
                 if let Some(controller) = &self.controller {
@@ -90,13 +92,13 @@ impl Started {
 /// then, it stops, so no timer outlives what waits on it.
 pub struct Timer {
     deadline: Deadline,
-    ended: JsFuture,
+    ended: Settlement,
 }
 
 impl Timer {
     pub fn new(ms: f64) -> Timer {
         let deadline = js::deadline(ms);
-        let ended = JsFuture::from(deadline.promise());
+        let ended = Settlement::of(&deadline.promise());
         Timer { deadline, ended }
     }
 }

@@ -100,6 +100,8 @@ pub struct Settings {
     pub now: Option<Function>,
     /// `countTokens`; without it (and with `core.tokens`), `ceil(length / 4)`.
     pub count_tokens: Option<Function>,
+    /// `waitUntil`: given each background fold's promise.
+    pub wait_until: Option<Function>,
     /// The numbers and the shape, as the core decides with them.
     pub core: Rc<StageConfig>,
 }
@@ -161,7 +163,12 @@ impl Settings {
                 }
             }
         }
-        core.claim_lease_ms = claim_lease_option(claims, number(Key::ClaimLeaseMs)?, core.timeout_ms, store.is_some())?;
+        let background = get(Key::Background).map(|value| value.as_bool().ok_or_else(|| refused(Key::Background, &value)));
+        core.background = background.transpose()?.unwrap_or(false);
+        if core.background && store.is_none() {
+            return Err(ConfigError::background_without_store());
+        }
+        core.claim_lease_ms = claim_lease_option(claims, number(Key::ClaimLeaseMs)?, core.call_timeout_ms(), store.is_some())?;
 
         // `typeof` (not `instanceof`): a function from another realm is a function too.
         let function = |key: Key| match get(key) {
@@ -171,9 +178,10 @@ impl Settings {
         let on_event = function(Key::OnEvent)?;
         let now = function(Key::Now)?;
         let count_tokens = function(Key::CountTokens)?;
+        let wait_until = function(Key::WaitUntil)?;
         core.tokens = token_options(count_tokens.is_some(), number)?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
-        Ok(Settings { llm, store, on_event, now, count_tokens, core: Rc::new(core) })
+        Ok(Settings { llm, store, on_event, now, count_tokens, wait_until, core: Rc::new(core) })
     }
 }
 

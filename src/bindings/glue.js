@@ -68,19 +68,23 @@ export function awaitable(value) {
 }
 
 /**
- * Resolves after `ms`. Clearing it stops the timer and resolves at once: a Rust future awaiting a promise that
- * never settles is never freed, so every deadline settles.
+ * `callback(true, value)` or `callback(false, error)` once `promise` settles. Only the promise holds the
+ * callback (src/bindings/settlement.rs): once nothing can settle the promise, both are garbage.
  */
+export function onSettled(promise, callback) {
+  promise.then(
+    (value) => callback(true, value),
+    (error) => callback(false, error),
+  );
+}
+
+/** Resolves after `ms`, unless cleared first. */
 export function deadline(ms) {
-  let clear;
+  let timer;
   const promise = new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    clear = () => {
-      clearTimeout(timer);
-      resolve(undefined);
-    };
+    timer = setTimeout(resolve, ms);
   });
-  return { promise, clear };
+  return { promise, clear: () => clearTimeout(timer) };
 }
 
 // Each instance registers its entry points as it starts (src/bindings/mod.rs), so a stage always runs on the
@@ -123,7 +127,28 @@ export function onInstanceFailure(replace) {
 export function makeStage(handle) {
   const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
   stage.fold = (loaded, identity) => guarded(() => entryPoints.fold(handle, loaded, identity));
+  stage.settled = () => Promise.all(handle.backgroundFolds ?? []).then(() => undefined);
   return stage;
+}
+
+/**
+ * A background fold (`background: true`): counted by the stage's `settled()` until it ends, and handed to
+ * `waitUntil`, once, as a promise that settles when it ends and never rejects. A `waitUntil` that throws is the
+ * platform's: the visit goes on.
+ */
+export function trackBackgroundFold(handle, fold, waitUntil) {
+  const folds = (handle.backgroundFolds ??= new Set());
+  const ended = fold.then(
+    () => undefined,
+    () => undefined,
+  );
+  folds.add(ended);
+  ended.then(() => folds.delete(ended));
+  if (waitUntil !== undefined) {
+    try {
+      waitUntil(ended);
+    } catch {}
+  }
 }
 
 const inFlight = new Set(); // the reject functions of visits still in flight

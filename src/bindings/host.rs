@@ -3,6 +3,7 @@
 //! calls into the caller's summarizer and store, the stage's warning, and
 //! where a visit's result goes.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -29,11 +30,20 @@ use crate::core::recall::EntryFacts;
 use crate::core::shapes::{EventRecord, FoldResult, Message, Payload, ProviderRequest};
 use crate::core::visit::{self, Answer, ConditionalWrite, HeldClaim, Host, Loaded, Outcome, Pending, Stage, Visited};
 
-/// What step 1 read for one visit: the host, the stage and what was loaded.
+/// What step 1 read for one visit: the host, the stage and what was
+/// loaded, and where a fold it leaves running goes.
 pub struct Read {
     pub host: JsHost,
     pub stage: Stage<JsValue>,
     pub loaded: Loaded,
+    pub background: BackgroundFolds,
+}
+
+/// Where a background fold's promise goes: the stage's `settled()`, and
+/// `waitUntil` when given.
+pub struct BackgroundFolds {
+    handle: StageHandle,
+    wait_until: Option<Function>,
 }
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
@@ -53,10 +63,16 @@ pub fn read_fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Resu
 }
 
 /// The visit's promise: settled already, or once its calls have answered.
-pub fn promise_of(visited: Visited<JsHost>) -> Promise {
+/// A fold it leaves running is handed to `background`.
+pub fn promise_of(visited: Visited<JsHost>, background: BackgroundFolds) -> Promise {
     match visited {
         Visited::Now(delivered) => Promise::resolve(&delivered),
         Visited::Later(delivered) => future_to_promise(async move { Ok(delivered.await) }),
+        Visited::Background { now, fold } => {
+            let fold = future_to_promise(async move { Ok(fold.await) });
+            js::track_background_fold(&background.handle, &fold, background.wait_until.as_ref());
+            Promise::resolve(&now)
+        }
     }
 }
 
@@ -81,6 +97,9 @@ pub struct JsHost {
     /// The span's lines for a provider's transcript; None when a role has no string form.
     span_lines: Option<Vec<SpanLine>>,
     target: Target,
+    /// Set once the visit's result is delivered: a later delivery is a
+    /// background fold's own end, for `onEvent` alone.
+    delivered: Cell<bool>,
 }
 
 /// What a provider's transcript takes of one span entry (SPEC §5).
@@ -118,8 +137,18 @@ fn read(
     let Recall { entries, facts, id_keys } = recall;
     let loaded = Loaded { len: loaded_len, facts, id_keys, identity_key: invalid.map_or(Ok(key), Err) };
     let stage = Stage { id: handle.id(), config: settings.core.clone(), memory: MEMORY.with(Rc::clone) };
-    let host = JsHost { handle, settings, entries, identity, source_identity: None, span_lines: None, target };
-    Ok(Read { host, stage, loaded })
+    let background = BackgroundFolds { handle: handle.clone().unchecked_into(), wait_until: settings.wait_until.clone() };
+    let host = JsHost {
+        handle,
+        settings,
+        entries,
+        identity,
+        source_identity: None,
+        span_lines: None,
+        target,
+        delivered: Cell::new(false),
+    };
+    Ok(Read { host, stage, loaded, background })
 }
 
 impl Host for JsHost {
@@ -182,7 +211,7 @@ impl Host for JsHost {
     /// SPEC §4 step 8: the provider gets the transcript as data; the
     /// callback gets the span's own value objects.
     fn summarize(&self, span: &[usize]) -> Result<Pending<Result<Answer<JsString>, String>>, &'static str> {
-        let timeout_ms = self.settings.core.timeout_ms;
+        let timeout_ms = self.settings.core.call_timeout_ms();
         let instruction = self.settings.core.instruction();
         let model = self.settings.core.model();
         let started = match model {
@@ -228,7 +257,7 @@ impl Host for JsHost {
     ) -> Pending<Result<ConditionalWrite, String>> {
         let entry = to_js(&visit::claim_entry(&self.settings.core, candidate, held, ttl, self.identity()));
         let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(expected_version));
-        let started = Started::call(&self.store(), Ok(held.writer.clone()), &args, self.settings.core.timeout_ms, None);
+        let started = Started::call(&self.store(), Ok(held.writer.clone()), &args, self.settings.core.call_timeout_ms(), None);
         Box::pin(async move { started.answer().await.and_then(call::conditional_write_answer) })
     }
 
@@ -236,7 +265,7 @@ impl Host for JsHost {
     /// that joined), under `timeoutMs` when set.
     fn put(&self, entry: &JsValue) -> Option<impl Future<Output = Result<(), String>>> {
         let store = self.settings.store.clone()?;
-        let (args, timeout_ms) = (Array::of2(&self.identity, entry), self.settings.core.timeout_ms);
+        let (args, timeout_ms) = (Array::of2(&self.identity, entry), self.settings.core.call_timeout_ms());
         Some(async move {
             let put = call::method(&store, "store.put", Callee::put);
             Started::call(&store, put, &args, timeout_ms, None).answer().await.map(drop)
@@ -277,6 +306,12 @@ impl Host for JsHost {
     /// Assigns `scope.loaded` when recall changed and emits, or builds
     /// `stage.fold`'s result.
     fn deliver(&self, outcome: Outcome<JsValue>) -> JsValue {
+        if self.delivered.replace(true) {
+            if let Some(event) = &outcome.settled.event {
+                self.emit(None, &self.payload(event));
+            }
+            return JsValue::UNDEFINED;
+        }
         let recall = || -> Array { outcome.recall(|index| self.entries[index].entry.clone()).collect() };
         let (settled, untouched) = (&outcome.settled, outcome.untouched);
         match &self.target {

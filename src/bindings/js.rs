@@ -16,6 +16,9 @@ extern "C" {
     fn whole_cause_of(error: &JsValue) -> String;
     /// A native promise of what `await value` gives.
     pub fn awaitable(value: &JsValue) -> Promise;
+    /// Calls `callback(true, value)` or `callback(false, error)` once `promise` settles.
+    #[wasm_bindgen(js_name = onSettled)]
+    pub fn on_settled(promise: &Promise, callback: &JsValue);
     /// `{ ...value }`: its own enumerable properties, each read once.
     #[wasm_bindgen(js_name = plainCopy, catch)]
     pub fn plain_copy(value: &JsValue) -> Result<Object, JsValue>;
@@ -32,6 +35,10 @@ extern "C" {
     #[wasm_bindgen(method)]
     pub fn clear(this: &Deadline);
 
+    /// Counts a background fold's promise in the stage's `settled()`, and
+    /// hands it to `waitUntil` when given.
+    #[wasm_bindgen(js_name = trackBackgroundFold)]
+    pub fn track_background_fold(handle: &JsValue, fold: &js_sys::Promise, wait_until: Option<&js_sys::Function>);
     #[wasm_bindgen(js_name = makeStage)]
     pub fn make_stage(handle: &JsValue) -> JsValue;
     /// Makes this instance the one every stage runs on.

@@ -11,6 +11,7 @@ mod js;
 mod memory;
 mod output;
 mod recall;
+mod settlement;
 mod stage;
 mod tokens;
 
@@ -53,13 +54,13 @@ thread_local! {
     /// stage function calls: made once for the instance, not once per stage.
     static RUN: JsValue = Closure::<dyn Fn(StageHandle, JsValue) -> NotInlined<js_sys::Promise>>::new(
         |stage, scope| Ok(match host::read_scope(stage, scope) {
-            Ok(read) => host::promise_of(visit::visit(read.host, read.stage, read.loaded)),
+            Ok(read) => host::promise_of(visit::visit(read.host, read.stage, read.loaded), read.background),
             Err(rejected) => rejected,
         })
     ).into_js_value();
     static FOLD: JsValue = Closure::<dyn Fn(StageHandle, JsValue, JsValue) -> NotInlined<js_sys::Promise>>::new(
         |stage, loaded, identity| Ok(match host::read_fold(stage, loaded, identity) {
-            Ok(read) => host::promise_of(visit::visit(read.host, read.stage, read.loaded)),
+            Ok(read) => host::promise_of(visit::visit(read.host, read.stage, read.loaded), read.background),
             Err(rejected) => rejected,
         })
     ).into_js_value();

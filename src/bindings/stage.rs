@@ -19,7 +19,8 @@ use crate::core::config::ConfigError;
 
 #[wasm_bindgen]
 extern "C" {
-    /// `{ config, id, warned, claimsNoted }`, made by [`StageHandle::new`].
+    /// `{ config, id, warned, claimsNoted }`, made by [`StageHandle::new`]
+    /// (glue.js adds `backgroundFolds`, the background folds running).
     pub type StageHandle;
     /// The config's copy, checked at build.
     #[wasm_bindgen(method, getter)]

@@ -85,6 +85,10 @@ pub struct StageConfig {
     pub strategy_id: String,
     /// `systemPrompt`, when given.
     pub system_prompt: Option<String>,
+    /// Beyond the original (`background: true`): a visit that would wait
+    /// for the summarizer starts the fold and serves recall without it; the
+    /// summary is written back when the call ends, for later turns.
+    pub background: bool,
 }
 
 /// Budgets in tokens, counted by `countTokens` (or `ceil(length / 4)`).
@@ -117,6 +121,7 @@ impl StageConfig {
             tier: Tier::DEFAULT,
             strategy_id: DEFAULT_STRATEGY_ID.to_owned(),
             system_prompt: None,
+            background: false,
         }
     }
 
@@ -198,12 +203,23 @@ pub fn claim_version(now_ms: f64, random: f64) -> f64 {
 /// costs the visits that joined it a verbatim turn, never later ones.
 pub const JOIN_WINDOW_MS: f64 = 60_000.0;
 
+/// How long a background fold's calls may take without `timeoutMs`: no turn
+/// waits on them, so only this bounds what a call that never answers holds
+/// (two minutes: longer than a real model's slowest answer).
+pub const BACKGROUND_TIMEOUT_MS: f64 = 120_000.0;
+
 impl StageConfig {
     /// The join window of this stage's flights: [`JOIN_WINDOW_MS`] without
     /// `timeoutMs`, and none with it, since the leader's own deadlines (the
     /// claim's, the call's) bound every wait then.
     pub fn join_window_ms(&self) -> Option<f64> {
         self.timeout_ms.is_none().then_some(JOIN_WINDOW_MS)
+    }
+
+    /// The bound on each call into the summarizer and the store:
+    /// `timeoutMs`, or with `background` and none, [`BACKGROUND_TIMEOUT_MS`].
+    pub fn call_timeout_ms(&self) -> Option<f64> {
+        self.timeout_ms.or(self.background.then_some(BACKGROUND_TIMEOUT_MS))
     }
 }
 

@@ -38,6 +38,14 @@ pub struct Settled {
 
 impl Settled {
     /// Element-for-element the loaded snapshot: then nothing is assigned.
+    /// Its event marked `background` (`scoreEvidence.background: true`).
+    pub fn in_background(mut self) -> Settled {
+        if let Some(event) = self.event.as_mut() {
+            event.background = true;
+        }
+        self
+    }
+
     pub fn is_unchanged(&self, loaded_len: usize) -> bool {
         self.recall.len() == loaded_len && self.recall.iter().enumerate().all(|(i, &slot)| slot == loaded(i))
     }
@@ -285,6 +293,17 @@ impl Candidate {
         self.decline(events::latched(self.span))
     }
 
+    /// `background: true`: served without the fold this visit started (its
+    /// summarizer called now, or after the fleet's claim).
+    pub fn in_background(&self, summarizer_called: bool) -> Settled {
+        self.decline(events::background_started(self.span, summarizer_called)).in_background()
+    }
+
+    /// `background: true`: served without the fold of this conversation in flight.
+    pub fn behind_background(&self) -> Settled {
+        self.decline(events::background_in_flight(self.span)).in_background()
+    }
+
     /// The id of the fleet's claim on this span (`msg-summary-claim-{from}-{to}`).
     pub fn claim_id(&self) -> String {
         claim_entry_id(self.span.from_turn, self.span.to_turn)
@@ -458,7 +477,7 @@ fn make_event(
     reason: String,
     evidence: Evidence,
 ) -> Event {
-    Event { reason, input_count, output_count, dropped, added, evidence }
+    Event { reason, input_count, output_count, dropped, added, evidence, background: false }
 }
 
 #[cfg(test)]

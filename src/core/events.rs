@@ -21,6 +21,9 @@ pub struct Event {
     /// is empty or holds this.
     pub added: Option<String>,
     pub evidence: Evidence,
+    /// `background: true`: the visit did not wait for the fold, or this is
+    /// the fold's own event, at its end (`scoreEvidence.background`).
+    pub background: bool,
 }
 
 /// Token usage a provider reported.
@@ -40,6 +43,7 @@ pub struct Usage {
 pub enum Evidence {
     CoveredOnly(CoveredOnly),
     Latched(Latched),
+    Background(Background),
     Predicted(Predicted),
     Deferred(Deferred),
     TooFewTokens(TooFewTokens),

@@ -118,7 +118,16 @@ pub struct Payload<'a, V> {
     /// The caller's own id strings.
     pub dropped_ids: V,
     pub added_ids: &'a [String],
-    pub score_evidence: &'a Evidence,
+    pub score_evidence: ScoreEvidence<'a>,
+}
+
+/// The evidence, and `background: true` on the events of a background fold.
+#[derive(Serialize)]
+pub struct ScoreEvidence<'a> {
+    #[serde(flatten)]
+    pub evidence: &'a Evidence,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
 }
 
 impl<'a, V> Payload<'a, V> {
@@ -132,7 +141,7 @@ impl<'a, V> Payload<'a, V> {
             output_memory_count: event.output_count,
             dropped_ids,
             added_ids: event.added.as_slice(),
-            score_evidence: &event.evidence,
+            score_evidence: ScoreEvidence { evidence: &event.evidence, background: event.background },
         }
     }
 }

@@ -37,6 +37,9 @@ pub type Flight<Entry> = super::flight::Flight<CallOutcome<Entry>>;
 pub enum Visited<H: Host> {
     Now(H::Delivered),
     Later(Pin<Box<dyn Future<Output = H::Delivered>>>),
+    /// `background: true`: recall at once, without the fold `fold` finishes
+    /// (and delivers to `onEvent` alone) when its calls have answered.
+    Background { now: H::Delivered, fold: Pin<Box<dyn Future<Output = H::Delivered>>> },
 }
 
 /// What a visit settled to: recall as slots, the event, and the new summary.
@@ -155,6 +158,9 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     let span: Rc<[usize]> = candidate.folded_indices().into();
     host.keep_span(&span, &loaded.facts);
     let id_keys = span.iter().map(|&index| loaded.id_keys[index].as_str());
+    // With `background`, the conversation's one fold in flight is keyed by
+    // the identity alone (a span key always adds parts to it).
+    let conversation = identity_key.as_ref().filter(|_| config.background).map(|key| key.clone().into_string());
     let key = identity_key.map(|identity| span_key_text(identity, id_keys));
     if key.as_deref().is_some_and(|key| stage.memory.is_latched(stage.id, key)) {
         return settle_now(&host, candidate.latched());
@@ -165,12 +171,10 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     if let Some(deferred) = candidate.defer(config) {
         return settle_now(&host, deferred);
     }
-    let in_flight = |host: &H| {
-        let key = key.as_deref()?;
-        stage.memory.flights().find(stage.id, key, config.join_window_ms(), host.wall_clock())
-    };
+    let flight_key = if config.background { &conversation } else { &key };
+    let in_flight = |host: &H| stage.memory.flights().find(stage.id, flight_key.as_deref()?, host.wall_clock());
     if let Some(flight) = in_flight(&host) {
-        return follow(host, stage, candidate, flight);
+        return join(host, stage, candidate, flight, &loaded.facts);
     }
     // Only a user's `now` can fail, so only it is read before paying for the
     // call (`None` without one: `Date.now` is read when it is needed).
@@ -184,18 +188,21 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     };
     // A user's `now` is user code: it may have started a run over this span.
     if let Some(flight) = in_flight(&host) {
-        return follow(host, stage, candidate, flight);
+        return join(host, stage, candidate, flight, &loaded.facts);
     }
 
     // 8. The one call, started now. The flight is listed first: the call
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
-    let flight = key.map(|key| stage.memory.flights().start(stage.id, key, host.wall_clock()));
+    // A background fold's flight is bounded by its calls' own deadlines.
+    let window_ms = config.join_window_ms().filter(|_| !config.background);
+    let flight_key = flight_key.clone();
+    let flight = flight_key.map(|fk| stage.memory.flights().start(stage.id, fk, host.wall_clock(), window_ms));
     // The fleet claims a span only for a conversation it can tell apart
     // (§8, Isolation): without a key, two conversations would claim one span.
     let lease_ms = config.claim_lease_ms.filter(|_| flight.is_some());
     let facts = loaded.facts;
-    let run = Run { host, stage, facts, candidate, span, flight, clock_before_call };
+    let run = Run { host, stage, facts, candidate, span, key, flight, clock_before_call };
     let first = match lease_ms {
         Some(lease_ms) => First::Claim { lease_ms },
         None => match run.host.summarize(&run.span) {
@@ -203,6 +210,13 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
             Err(what) => return Visited::Now(run.finish_unclaimed(CallOutcome::Unreadable { what })),
         },
     };
+    if run.config().background {
+        // Recall now, as if this span had not been considered: the fold
+        // delivers its own event when its calls end.
+        let called = matches!(first, First::Call(_));
+        let now = run.host.deliver(Outcome::of(run.candidate.in_background(called)));
+        return Visited::Background { now, fold: Box::pin(run.lead(first)) };
+    }
     Visited::Later(Box::pin(run.lead(first)))
 }
 
@@ -220,7 +234,10 @@ struct Run<H: Host> {
     facts: Vec<EntryFacts>,
     candidate: Candidate,
     span: Rc<[usize]>,
-    /// Its flight, when its span can be told apart: other runs join it.
+    /// The span's full key, when it can be told apart.
+    key: Option<String>,
+    /// Its flight, when its span can be told apart: other runs join it (or,
+    /// with `background`, find their conversation's fold in flight).
     flight: Option<Rc<Flight<H::Entry>>>,
     clock_before_call: Option<f64>,
 }
@@ -291,6 +308,9 @@ impl<H: Host> Run<H> {
         let fold = Fold { summary_chars: summary_chars + utf16_len(&pinned), summary_tokens, usage, audit };
         let claim_id = held.map(|held| held.id.as_str());
         let entry = host.summary_entry(candidate, &self.span, content, now, claim_id, &fold.audit);
+        if self.flight.as_ref().is_some_and(|flight| flight.newest_summary_seen() >= candidate.span.to_turn) {
+            return CallOutcome::Folded { entry, fold, write_back: WriteBack::Superseded };
+        }
         let Some(written) = host.put(&entry) else {
             return CallOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
         };
@@ -337,8 +357,8 @@ impl<H: Host> Run<H> {
     /// span the outcome latches is latched first. Only a span that can be
     /// told apart has a flight, so only it is latched (§8, Isolation).
     fn end_flight(&self, outcome: &CallOutcome<H::Entry>) {
-        if let Some(flight) = &self.flight {
-            if self.stage.memory.end(flight, outcome) {
+        if let (Some(flight), Some(key)) = (&self.flight, &self.key) {
+            if self.stage.memory.end(flight, key, outcome) {
                 self.host.free_latch_with_stage();
             }
         }
@@ -358,8 +378,31 @@ impl<H: Host> Run<H> {
 
     fn deliver(&self, outcome: CallOutcome<H::Entry>, claim: &ClaimState) -> H::Delivered {
         let caller = if self.flight.is_some() { Caller::Leader } else { Caller::Alone };
-        self.host.deliver(settle(&self.host, self.config(), &self.candidate, outcome, caller, claim))
+        let mut outcome = settle(&self.host, self.config(), &self.candidate, outcome, caller, claim);
+        if self.config().background {
+            outcome.settled = outcome.settled.in_background();
+        }
+        self.host.deliver(outcome)
     }
+}
+
+/// A run that finds a flight to join: with `background`, its
+/// conversation's fold, which it does not wait for (a newer summary it
+/// loaded keeps that fold from writing over it); otherwise a run over its
+/// span, which it follows.
+fn join<H: Host>(
+    host: H,
+    stage: Stage<H::Entry>,
+    candidate: Candidate,
+    flight: Rc<Flight<H::Entry>>,
+    facts: &[EntryFacts],
+) -> Visited<H> {
+    if !stage.config.background {
+        return follow(host, stage, candidate, flight);
+    }
+    let newest = facts.iter().filter_map(|facts| facts.summary.as_ref().map(|summary| summary.to_turn));
+    flight.saw_summary_up_to(newest.fold(f64::NEG_INFINITY, f64::max));
+    Visited::Now(host.deliver(Outcome::of(candidate.behind_background())))
 }
 
 /// A run over a span another run is calling for: it settles from that

@@ -50,6 +50,8 @@ keys! {
     TriggerMinTokens => "triggerMinTokens",
     PreserveRecentTokens => "preserveRecentTokens",
     MinFoldTokens => "minFoldTokens",
+    Background => "background",
+    WaitUntil => "waitUntil",
 }
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when

@@ -56,6 +56,15 @@ impl ConfigError {
                 "Fix: pass true to claim each span through the store before paying for it, or omit it.".into(),
             ),
             Key::OnEvent => ("a function", "Fix: pass `(type, payload) => void`, or omit it.".into()),
+            Key::Background => (
+                "a boolean",
+                "Fix: pass true to fold in the background (with a store), or omit it to fold within the turn.".into(),
+            ),
+            Key::WaitUntil => (
+                "a function",
+                "Fix: pass your platform's `(promise) => void` (Vercel's or Cloudflare's `waitUntil`), or omit it."
+                    .into(),
+            ),
             Key::Now => ("a function", "Fix: pass `() => unixMs`, or omit it for Date.now.".into()),
             Key::CountTokens => (
                 "a function",
@@ -142,6 +151,19 @@ provider has never heard of. Fix: name a cheap summarizer model, e.g. summarize(
 
     /// `claims: true` with a store whose `putIfVersion` is there but is no
     /// function: every turn's claim would fail, so no fold would be paid.
+    /// `background: true` without a store: the summary would reach no later turn.
+    pub fn background_without_store() -> ConfigError {
+        ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::TypeError,
+            "store",
+            "an object with a `put(identity, entry)` method when `background` is true (a background fold's summary \
+reaches later turns only through the store)",
+            "undefined",
+            "Fix: pass your memory store, or remove `background` to fold within the turn.",
+        )
+    }
+
     pub fn put_if_version_not_a_function(received: &str) -> ConfigError {
         ConfigError {
             class: ErrorClass::TypeError,

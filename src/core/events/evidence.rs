@@ -19,6 +19,19 @@ pub struct Latched {
     pub latched: bool,
 }
 
+/// A visit of a stage with `background: true` that did not wait for the
+/// span's fold (the event adds `background: true`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Background {
+    pub span_entries: usize,
+    pub span_chars: usize,
+    pub summarizer_called: bool,
+    /// The conversation's fold was in flight already.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coalesced: Option<bool>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Predicted {

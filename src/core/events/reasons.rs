@@ -72,6 +72,40 @@ not count) and is not re-asked: the same span gives the same answer, so recall i
     )
 }
 
+/// `background: true`: the visit started the span's fold and did not wait for it.
+pub fn background_started(span: SpanFacts, summarizer_called: bool) -> (String, Evidence) {
+    (
+        format!(
+            "fold-in-background: the span of {} is folding in the background; recall is served without that fold \
+this turn, and later turns load its summary from the store once it is written (its own event follows when the call \
+ends)",
+            Span(span)
+        ),
+        background(span, summarizer_called, None),
+    )
+}
+
+/// `background: true`: the conversation's fold is in flight already.
+pub fn background_in_flight(span: SpanFacts) -> (String, Evidence) {
+    (
+        format!(
+            "fold-in-background: a fold of this conversation is in flight in the background, so no call was made for \
+the span of {}; recall is served without it this turn",
+            Span(span)
+        ),
+        background(span, false, Some(true)),
+    )
+}
+
+fn background(span: SpanFacts, summarizer_called: bool, coalesced: Option<bool>) -> Evidence {
+    Evidence::Background(Background {
+        span_entries: span.entries,
+        span_chars: span.chars,
+        summarizer_called,
+        coalesced,
+    })
+}
+
 pub fn predicted_not_smaller(span: SpanFacts, label_chars: usize) -> (String, Evidence) {
     (
         format!(
@@ -225,6 +259,9 @@ pub enum WriteBack {
     /// A waiting run's view: the run that made the call is writing the
     /// summary back (waiting runs go on once the summary exists).
     ByLeader,
+    /// `background: true`: a newer summary of the conversation landed
+    /// during the call (a later visit loaded it), so this one is not written.
+    Superseded,
 }
 
 pub struct FoldReport<'a> {
@@ -253,6 +290,9 @@ pub fn folded(report: FoldReport<'_>) -> (String, Evidence) {
         }
         WriteBack::Failed(cause) => format!(" \u{2014} write-back FAILED ({cause}), so this fold will be paid again"),
         WriteBack::ByLeader => " \u{2014} the run that made the call writes it back".to_owned(),
+        WriteBack::Superseded => " \u{2014} not written back: a newer summary of this conversation landed while this \
+one was computed, and an older base is never written over it"
+            .to_owned(),
     };
     (
         format!(

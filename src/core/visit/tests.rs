@@ -25,6 +25,9 @@ struct StageState {
     claims_noted: Cell<bool>,
     /// What `putIfVersion` answers; None for a store without one.
     claim_applies: Option<bool>,
+    /// `background: true`, and the folds its visits left running.
+    background: bool,
+    background_folds: RefCell<Vec<Running>>,
     calls: RefCell<Vec<String>>,
 }
 
@@ -35,6 +38,8 @@ impl Default for StageState {
             warned: Cell::default(),
             claims_noted: Cell::default(),
             claim_applies: None,
+            background: false,
+            background_folds: RefCell::default(),
             calls: RefCell::default(),
         }
     }
@@ -150,6 +155,7 @@ fn visit_of(stage: &Rc<StageState>, identity: Option<&str>, reply: Reply) -> Run
     if stage.claim_applies.is_some() {
         config.claim_lease_ms = Some(60_000.0);
     }
+    config.background = stage.background;
     let facts: Vec<EntryFacts> =
         (1..=6).map(|turn| EntryFacts { turn: Some(turn as f64), content_units: 400, ..Default::default() }).collect();
     let id_keys = (1..=6).map(|turn| format!("msg-{turn}")).collect();
@@ -164,6 +170,10 @@ fn visit_of(stage: &Rc<StageState>, identity: Option<&str>, reply: Reply) -> Run
     match visit(mock, of_stage, loaded) {
         Visited::Now(outcome) => Box::pin(ready(outcome)),
         Visited::Later(future) => future,
+        Visited::Background { now, fold } => {
+            stage.background_folds.borrow_mut().push(fold);
+            Box::pin(ready(now))
+        }
     }
 }
 
@@ -225,6 +235,30 @@ fn another_conversation_or_one_without_a_key_makes_its_own_call() {
         .collect();
     visits.iter_mut().for_each(|visit| assert!(poll(visit).is_none()));
     assert_eq!(stage.calls().len(), 4, "{:?}", stage.calls());
+}
+
+#[test]
+fn in_the_background_a_visit_returns_at_once_and_its_fold_ends_later() {
+    let stage = Rc::new(StageState { background: true, ..StageState::default() });
+    let answer = Rc::new(RefCell::new(None));
+    let first = settled(visit_of(&stage, Some("alice"), Reply::Later(answer.clone())));
+    assert_eq!(first.settled.recall, UNCHANGED, "recall as if the span had not been considered");
+    let event = first.settled.event.as_ref().expect("an event");
+    assert!(event.background && event.reason.starts_with("fold-in-background"), "{}", event.reason);
+    // The conversation's fold is in flight: a later visit neither waits nor calls.
+    let second = settled(visit_of(&stage, Some("alice"), Reply::Later(answer.clone())));
+    assert!(reason(&second).contains("in flight in the background"), "{}", reason(&second));
+    assert_eq!(second.settled.recall, UNCHANGED);
+    let mut fold = stage.background_folds.borrow_mut().remove(0);
+    assert!(poll(&mut fold).is_none(), "the fold waits for its answer");
+    *answer.borrow_mut() = Some("short".to_owned());
+    let folded = poll(&mut fold).expect("the fold ends once answered");
+    let event = folded.settled.event.as_ref().expect("the fold's own event");
+    assert!(event.background && event.reason.starts_with("folded"), "{}", event.reason);
+    assert_eq!(stage.calls(), ["summarize [0, 1, 2, 3, 4]", "put msg-summary-1-5"]);
+    // Ended: the next visit starts the conversation's next fold.
+    settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
+    assert_eq!(stage.background_folds.borrow().len(), 1);
 }
 
 #[test]
