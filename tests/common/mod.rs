@@ -3,6 +3,7 @@
 //! set) and checks SPEC §1–§8. Included by tests/node.rs and tests/browser.rs;
 //! the helpers are here, the tests in one module per topic.
 
+mod background;
 mod beyond;
 mod claims;
 mod details;
