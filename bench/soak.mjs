@@ -11,6 +11,8 @@
 //              --concurrency N (recalls started together, default 8)
 //   node bench/soak.mjs --per-request        a stage built per request, 100,000 times
 //   node bench/soak.mjs --per-request --runs 20000 --subject bench/reference-original.mjs
+//   node bench/soak.mjs --hung blocking      10,000 abandoned turns whose summarizer never answers
+//   node bench/soak.mjs --hung background    3,000 conversations whose background call hangs (timeoutMs 500)
 //
 // One stage (the default): ONE stage instance serves every recall. `--active`
 // conversations are open at a time and visited round-robin; each lives for
@@ -43,6 +45,17 @@
 // SLOWDOWN_LIMIT times the first 10%. `--subject` runs it on another module
 // with the same API (the stand-in for the original, say).
 //
+// Hung (`--hung blocking|background`): a summarizer that never answers. In
+// blocking mode, without `timeoutMs`, each turn is abandoned by its caller
+// (nothing awaits its promise): once the collector finds the summarizer's
+// promise garbage, the visit ends and frees what it held. The turns come in
+// batches of HUNG_BATCH, and the collector runs between batches, as it does
+// on a server while it serves (Wasm memory never shrinks, so its high-water
+// mark is what one batch holds). In background mode every visit returns at
+// once and each conversation's fold times out after `timeoutMs` 500; the
+// harness awaits `stage.settled()`. Verdict: heap plus Wasm memory, after a
+// full GC, within HUNG_LIMIT of the start.
+//
 // Measuring Wasm memory: the package does not expose its WebAssembly.Memory,
 // so the probe (bench/wasm-probe.mjs) watches the instantiation at import;
 // `wasm` below is exactly that linear memory's byte length. Node counts Wasm
@@ -60,6 +73,8 @@ const WASM_GROWTH_TOLERANCE = 1024 * 1024;
 const HEAP_GROWTH_TOLERANCE = 4 * 1024 * 1024;
 const PER_REQUEST_GROWTH_LIMIT = 5 * 1024 * 1024;
 const SLOWDOWN_LIMIT = 1.2;
+const HUNG_LIMIT = 8 * 1024 * 1024;
+const HUNG_BATCH = 1000;
 const RECALL_LIMIT = 24;
 const STORED_PER_CONVERSATION = 3;
 const REFUSING_SHARE = 3; // out of 10 conversations
@@ -67,6 +82,7 @@ const REFUSING_SHARE = 3; // out of 10 conversations
 const { values: options } = parseArgs({
   options: {
     'per-request': { type: 'boolean', default: false },
+    hung: { type: 'string' },
     subject: { type: 'string', default: 'pkg/dist/index.mjs' },
     runs: { type: 'string' },
     conversations: { type: 'string', default: '10000' },
@@ -76,7 +92,11 @@ const { values: options } = parseArgs({
     concurrency: { type: 'string', default: '8' },
   },
 });
-const totalRuns = Number(options.runs ?? (options['per-request'] ? 100_000 : 1_000_000));
+if (options.hung !== undefined && !['blocking', 'background'].includes(options.hung)) {
+  throw new RangeError(`--hung must be blocking or background, got ${options.hung}`);
+}
+const defaultRuns = options.hung === 'blocking' ? 10_000 : options.hung === 'background' ? 3_000 : options['per-request'] ? 100_000 : 1_000_000;
+const totalRuns = Number(options.runs ?? defaultRuns);
 if (!Number.isInteger(totalRuns) || totalRuns < 10) throw new RangeError(`--runs must be a whole number of at least 10, got ${options.runs}`);
 
 v8.setFlagsFromString('--expose-gc');
@@ -93,7 +113,8 @@ function memory() {
   return { wasm: webAssembly.linearMemoryBytes(), heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers, rss: usage.rss };
 }
 
-process.exitCode = (options['per-request'] ? await perRequest() : await oneStage()) ? 0 : 1;
+const workload = options.hung !== undefined ? hung : options['per-request'] ? perRequest : oneStage;
+process.exitCode = (await workload()) ? 0 : 1;
 
 // ---------------------------------------------------------------------------
 // One stage, many conversations.
@@ -313,5 +334,98 @@ async function perRequest() {
   console.log(`| time per iteration | ${perIteration(firstTenth)} (first 10%) | ${perIteration(lastTenth)} (last 10%) | ${slowdown.toFixed(2)}x | ≤ ${SLOWDOWN_LIMIT}x |`);
   const missed = heapGrowth > PER_REQUEST_GROWTH_LIMIT || wasmGrowth > PER_REQUEST_GROWTH_LIMIT || slowdown > SLOWDOWN_LIMIT;
   console.log(missed ? 'verdict: memory or speed MISSED the limits' : 'verdict: memory flat and speed steady');
+  return !missed;
+}
+
+// ---------------------------------------------------------------------------
+// A summarizer that never answers.
+
+async function hung() {
+  const background = options.hung === 'background';
+  const turnOf = (conversation) => {
+    const identity = { tenant: 'soak', conversationId: `hung-${conversation}` };
+    const loaded = Array.from({ length: 20 }, (_, i) =>
+      messageEntry({
+        turn: Math.floor(i / 2) + 1,
+        index: i % 2,
+        message: { role: i % 2 ? 'assistant' : 'user', content: `#${conversation} order #4411 refund of €42.50 approved, turn ${i} — details follow.` },
+        identity,
+        at: 1_700_000_000_000 + i * 1000,
+      }),
+    );
+    return { loaded, identity };
+  };
+  let calls = 0;
+  const stage = summarize({
+    llm: () => {
+      calls++;
+      return new Promise(() => {});
+    },
+    store: { put: async () => {} },
+    triggerMinEntries: 10,
+    preserveRecent: 4,
+    ...(background ? { background: true, timeoutMs: 500 } : {}),
+  });
+  const quietly = async (work) => {
+    const warn = console.warn;
+    console.warn = () => {}; // the stage's one warning says each call failed
+    try {
+      return await work();
+    } finally {
+      console.warn = warn;
+    }
+  };
+  const collect = async () => {
+    for (let i = 0; i < 3; i++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  const warmUp = 200;
+  await quietly(async () => {
+    for (let c = 0; c < warmUp; c++) {
+      const { loaded, identity } = turnOf(-1 - c);
+      if (background) await stage.fold(loaded, identity);
+      else stage.fold(loaded, identity); // abandoned
+    }
+    if (background) await stage.settled();
+    await collect();
+  });
+  const before = memory();
+  const started = performance.now();
+  let slowest = 0;
+  await quietly(async () => {
+    for (let c = 0; c < totalRuns; c++) {
+      const { loaded, identity } = turnOf(c);
+      if (background) {
+        const visitStarted = performance.now();
+        await stage.fold(loaded, identity);
+        slowest = Math.max(slowest, performance.now() - visitStarted);
+      } else {
+        stage.fold(loaded, identity); // abandoned: nothing awaits it
+      }
+      if (c % HUNG_BATCH === HUNG_BATCH - 1) await collect();
+    }
+    if (background) await stage.settled();
+    await collect();
+  });
+  const after = memory();
+  if (calls !== warmUp + totalRuns) throw new Error(`expected ${warmUp + totalRuns} summarizer calls, saw ${calls}`);
+  const heapGrowth = after.heapUsed - before.heapUsed;
+  const wasmGrowth = (after.wasm ?? 0) - (before.wasm ?? 0);
+  console.log(
+    background
+      ? `hung soak (background): ${totalRuns} conversations whose background call never answers (timeoutMs 500), stage.settled() awaited; slowest visit ${slowest.toFixed(1)} ms`
+      : `hung soak (blocking): ${totalRuns} turns whose summarizer never answers, no timeoutMs, each abandoned by its caller; the collector runs every ${HUNG_BATCH}`,
+  );
+  console.log(`| measure | before | after | change |`);
+  console.log(`| --- | --- | --- | --- |`);
+  console.log(`| JS heap used | ${formatMiB(before.heapUsed)} | ${formatMiB(after.heapUsed)} | ${formatMiB(heapGrowth)} |`);
+  console.log(`| Wasm linear memory | ${formatMiB(before.wasm)} | ${formatMiB(after.wasm)} | ${formatMiB(wasmGrowth)} |`);
+  console.log(`| time | | | ${((performance.now() - started) / 1000).toFixed(1)} s |`);
+  const kept = heapGrowth + wasmGrowth;
+  const missed = kept > HUNG_LIMIT;
+  console.log(`heap + Wasm growth ${formatMiB(kept)} (limit ${formatMiB(HUNG_LIMIT)})`);
+  console.log(missed ? 'verdict: memory KEPT by hung calls' : 'verdict: memory flat after hung calls');
   return !missed;
 }

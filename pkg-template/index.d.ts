@@ -226,6 +226,12 @@ export interface SummarizeEvidence {
   readonly latched?: boolean;
   readonly predicted?: boolean;
   readonly coalesced?: boolean;
+  /**
+   * `background: true`: on the visit's event, the fold started (or was in
+   * flight) and recall is served without it this turn; on the fold's own
+   * event (to `onEvent` alone), that it ended in the background.
+   */
+  readonly background?: boolean;
   /** How many earlier summaries a fold took in (`maxSummaries`); absent when none. */
   readonly rolledSummaries?: number;
   /** A small rolling fold that waits (`maxSummaries`): no call was made. */
@@ -446,6 +452,23 @@ export interface SummarizeConfig {
    */
   readonly claims?: boolean;
   /**
+   * Beyond the original: no turn waits for the summarizer. A visit that
+   * would call it starts the fold (one per conversation at a time) and
+   * returns at once, with recall as it is without that fold; the summary is
+   * checked as always and written back when the call ends, so later turns
+   * load it. The fold's own event goes to `onEvent` with
+   * `scoreEvidence.background: true`. Each of its calls ends at `timeoutMs`,
+   * or after 120,000 ms without it. Requires `store`. Default off.
+   */
+  readonly background?: boolean;
+  /**
+   * Beyond the original: called once per background fold, during the visit
+   * that starts it, with a promise that settles (never rejects) when the
+   * fold ends. Pass your platform's `waitUntil` (Vercel, Cloudflare) so a
+   * serverless function is not frozen mid-fold.
+   */
+  readonly waitUntil?: (promise: Promise<void>) => void;
+  /**
    * A claim's lease in ms: past it, a claim whose leader died may be taken
    * again. At least 3 × `timeoutMs` (the claim's write, the call and the
    * summary's write). Only with `claims: true`. Default 60,000, or
@@ -502,6 +525,12 @@ export interface SummarizeStage {
     loaded: readonly E[],
     identity: MemoryIdentity,
   ): Promise<FoldResult<E>>;
+  /**
+   * Beyond the original: resolves once every background fold
+   * (`background: true`) this stage has started so far has ended. Never
+   * rejects. For tests, graceful shutdown and `ctx.waitUntil(stage.settled())`.
+   */
+  settled(): Promise<void>;
 }
 
 /** Id prefix for every entry this stage writes. */

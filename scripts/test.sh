@@ -72,6 +72,10 @@ run bench-quick count_bench node bench/bench.mjs --quick
 # 300,000 recalls on one stage: a leak of a few bytes a visit shows (one did,
 # a JsFuture on a promise that never settled).
 run soak-quick count_soak node bench/soak.mjs --runs 300000 --conversations 3000
+# Summarizers that never answer: 10,000 abandoned blocking turns, and 3,000
+# conversations' background folds; neither may keep memory once they end.
+run soak-hung-blocking count_soak node bench/soak.mjs --hung blocking
+run soak-hung-background count_soak node bench/soak.mjs --hung background
 
 echo
 printf '%-16s %8s %8s\n' harness passed failed
