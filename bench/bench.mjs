@@ -18,7 +18,7 @@ import { CASES, SIZES, buildWorkloads } from './workloads.mjs';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(repoRoot, 'bench');
 const DEFAULT_SUBJECT = join(repoRoot, 'pkg', 'dist', 'index.mjs');
-const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'route', 'browser', 'cold-start', 'size', 'memory', 'fleet'];
+const SECTIONS = ['recall', 'fresh', 'build', 'pipeline', 'long', 'route', 'browser', 'cold-start', 'size', 'memory', 'fleet', 'background'];
 
 const USAGE = `usage: node bench/bench.mjs [options]
   --subject PATH     module under test (default: pkg/dist/index.mjs)
@@ -418,7 +418,7 @@ function recallTable(rows, withBaseline) {
   );
 }
 
-function renderMarkdown(report, fleet) {
+function renderMarkdown(report, sections) {
   const { meta } = report;
   const withBaseline = meta.baseline !== null;
   const out = [
@@ -611,7 +611,8 @@ function renderMarkdown(report, fleet) {
     );
   }
 
-  if (report.fleet) out.push('', ...fleet.renderFleet(report.fleet));
+  if (report.fleet) out.push('', ...sections.fleet.renderFleet(report.fleet));
+  if (report.background) out.push('', ...sections.background.renderBackground(report.background));
 
   out.push('', '### Outcomes', '');
   if (report.problems.length === 0) out.push('Every workload produced the outcome it is named after (checked once in full, and for every timed batch by counts).');
@@ -634,6 +635,7 @@ async function main() {
   const readmeRoute = wants('route') ? await import('../tests/support/readme-route.mjs') : null;
   const browserEntries = wants('browser') ? await import('./browser-entries.mjs') : null;
   const fleet = wants('fleet') ? await import('./fleet.mjs') : null;
+  const background = wants('background') ? await import('./background.mjs') : null;
   const report = {
     meta: {
       mode: options.quick ? 'quick' : 'default',
@@ -656,6 +658,7 @@ async function main() {
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
     fleet: fleet ? await fleet.measureFleet(options.quick, progress) : null,
+    background: background ? await background.measureBackground(options.quick, progress) : null,
     sizes: null,
     problems: [],
   };
@@ -679,6 +682,7 @@ async function main() {
     for (const problem of row.problems) report.problems.push(`README route, ${row.variant}: ${problem}`);
   }
   for (const problem of report.fleet?.problems ?? []) report.problems.push(`fleet: ${problem}`);
+  for (const problem of report.background?.problems ?? []) report.problems.push(`background: ${problem}`);
   for (const row of [...(report.coldStart ?? []), ...(report.memory ?? [])]) {
     for (const problem of row.problems) report.problems.push(`${row.module}: ${problem}`);
   }
@@ -686,7 +690,7 @@ async function main() {
   if (options.json) {
     console.log(JSON.stringify(report, null, 2));
   } else {
-    console.log(renderMarkdown(report, fleet));
+    console.log(renderMarkdown(report, { fleet, background }));
   }
   if (report.problems.length > 0) process.exitCode = 1;
 }

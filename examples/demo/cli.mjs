@@ -73,6 +73,15 @@ Options:
   --timeout-ms N    summarizer deadline; past it the call counts as failed and
                     recall is served verbatim (default ${SETTINGS.openAiTimeoutMs} with openai, none
                     with extractive)
+  --background      fold in the background (the stage's background option): no
+                    turn waits for the summarizer; a summary reaches the turns
+                    after its call ends, through the store
+  --llm-delay MS    the summarizer takes MS longer to answer (a model's latency);
+                    turns are played back to back, so with --background a fold
+                    lands after the turns that follow it (the closing counts
+                    wait for it);
+                    with it or --background, each turn prints the time it spent
+                    in the stage
   --redis URL       keep the conversation on Redis at URL (redis://host:port)
                     instead of the SQLite file
   --processes N     a fleet: N worker processes on the same store at once,
@@ -145,6 +154,8 @@ function parseOptions(argv) {
         concurrency: { type: 'string' },
         'no-claims': { type: 'boolean' },
         'lease-ms': { type: 'string' },
+        background: { type: 'boolean' },
+        'llm-delay': { type: 'string' },
       },
     });
   } catch (error) {
@@ -183,6 +194,8 @@ function parseOptions(argv) {
     leaseMs: values['lease-ms'] === undefined ? undefined : positiveInteger('--lease-ms', values['lease-ms']),
     maxSummaries: values['max-summaries'] === undefined ? undefined : positiveInteger('--max-summaries', values['max-summaries']),
     keepDetails: values['keep-details'] ?? false,
+    background: values.background ?? false,
+    llmDelayMs: values['llm-delay'] === undefined ? undefined : positiveInteger('--llm-delay', values['llm-delay']),
     tokens: values.tokens ?? false,
     json: values.json ?? false,
     llm,
@@ -308,11 +321,13 @@ function turnLine(record) {
       (tokens ? ` ${number(record.recallTokens).padStart(5)} tokens` : ''),
     `folds ${String(record.foldsSoFar).padStart(2)}`,
     `paid calls ${String(record.paidCallsSoFar).padStart(2)}`,
+    record.stageMs === undefined ? '' : `stage ${record.stageMs.toFixed(1).padStart(7)} ms`,
     tokens
       ? `saved ${number(record.savedTokens).padStart(5)} tokens (${String(percent(record.savedTokens, record.verbatimTokens)).padStart(2)}%)`
       : `saved ${number(record.savedChars).padStart(6)} chars (${String(percent(record.savedChars, record.verbatimChars)).padStart(2)}%)`,
     turnNote(record),
   ]
+    .filter(Boolean)
     .join('  ')
     .trimEnd();
 }
@@ -374,7 +389,7 @@ async function main(argv) {
     const lastTurn = firstTurn + options.turns - 1;
 
     const countTokens = options.tokens ? await loadTokenCounter() : undefined;
-    const { summarizer, pipeline } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt, countTokens });
+    const { summarizer, pipeline, stage, stageTimes } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt, countTokens });
 
     say(`footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on ${options.redisUrl === undefined ? 'SQLite' : 'Redis'}`);
     say(`  summarizer  ${summarizer.description}`);
@@ -464,6 +479,7 @@ async function main(argv) {
         verbatimChars,
         savedChars: verbatimChars - recallChars,
         ...(tokenCounts ? { ...tokenCounts, savedTokens: tokenCounts.verbatimTokens - tokenCounts.recallTokens } : {}),
+        ...(options.background || options.llmDelayMs ? { stageMs: Number(stageTimes.at(-1).toFixed(1)) } : {}),
         foldsSoFar: totals.folds,
         paidCallsSoFar: summarizer.counts.paid,
         failedCallsSoFar: totals.failedCalls,
@@ -495,6 +511,7 @@ async function main(argv) {
       }
     }
     progress.stop();
+    await stage.settled(); // background folds still running land before the counts
 
     const after = await store.stats(IDENTITY);
     const saved = totals.verbatimChars - totals.recallChars;

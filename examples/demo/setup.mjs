@@ -58,6 +58,8 @@ export function countedSummarizer(options, pkg, { onCall } = {}) {
   async function counted(call) {
     counts.started += 1;
     onCall?.();
+    // --llm-delay: a model's latency, before the call itself.
+    if (options.llmDelayMs) await new Promise((resolve) => setTimeout(resolve, options.llmDelayMs));
     const result = await call();
     counts.paid += 1;
     return result;
@@ -140,15 +142,25 @@ export async function buildDemo({ options, pkg, store, newestUpdatedAt, onCall, 
   const clock = createMonotonicClock(() => Math.max(Date.now(), (newestUpdatedAt ?? 0) + 1));
   const summarizer = countedSummarizer(options, pkg, { onCall });
   const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, countTokens }));
+  // Each turn's time in the stage alone (what the turn waits for it).
+  const stageTimes = [];
+  const timedStage = async (scope) => {
+    const started = performance.now();
+    try {
+      return await stage(scope);
+    } finally {
+      stageTimes.push(performance.now() - started);
+    }
+  };
   const pipeline = await createMemoryPipeline({
     store,
-    summarizeStage: stage,
+    summarizeStage: timedStage,
     loadLimit: SETTINGS.loadLimit,
     budgetChars: SETTINGS.budgetChars,
     ...(countTokens ? { countTokens, budgetTokens: SETTINGS.budgetTokens } : {}),
     clock,
   });
-  return { summarizer, pipeline };
+  return { summarizer, pipeline, stage, stageTimes };
 }
 
 /** The stage's config over `store` (the summarizer's own keys come from `countedSummarizer`). */
@@ -162,6 +174,7 @@ function stageConfig({ options, summarizer, store, clock, countTokens }) {
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.maxSummaries === undefined ? {} : { maxSummaries: options.maxSummaries }),
     ...(options.keepDetails ? { keepDetails: true } : {}),
+    ...(options.background ? { background: true } : {}),
     ...(options.claims ? { claims: true, ...(options.leaseMs === undefined ? {} : { claimLeaseMs: options.leaseMs }) } : {}),
     now: clock,
   };
