@@ -68,13 +68,28 @@ export function awaitable(value) {
 }
 
 /**
- * `callback(true, value)` or `callback(false, error)` once `promise` settles. Only the promise holds the
- * callback (src/bindings/settlement.rs): once nothing can settle the promise, both are garbage.
+ * Reports the waits whose promise became garbage unsettled (src/bindings/settlement.rs). Where the platform
+ * has no FinalizationRegistry, such a wait is kept, as it was before.
  */
-export function onSettled(promise, callback) {
+const unsettled =
+  typeof FinalizationRegistry === 'undefined'
+    ? { register() {}, unregister() {} }
+    : new FinalizationRegistry(({ settle, id }) => settle(id));
+
+/**
+ * `settle(id, true, value)` or `settle(id, false, error)` once `promise` settles, or `settle(id)` once it is
+ * garbage: only the promise's reactions hold the wait (its token), and they hold no Rust memory.
+ */
+export function onSettled(promise, id, settle) {
+  const token = {};
+  unsettled.register(token, { settle, id }, token);
+  const settled = (fulfilled, value) => {
+    unsettled.unregister(token);
+    settle(id, fulfilled, value);
+  };
   promise.then(
-    (value) => callback(true, value),
-    (error) => callback(false, error),
+    (value) => settled(true, value),
+    (error) => settled(false, error),
   );
 }
 

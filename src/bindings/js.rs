@@ -16,9 +16,10 @@ extern "C" {
     fn whole_cause_of(error: &JsValue) -> String;
     /// A native promise of what `await value` gives.
     pub fn awaitable(value: &JsValue) -> Promise;
-    /// Calls `callback(true, value)` or `callback(false, error)` once `promise` settles.
+    /// Calls `settle(id, true, value)` or `settle(id, false, error)` once
+    /// `promise` settles, or `settle(id)` once it is garbage.
     #[wasm_bindgen(js_name = onSettled)]
-    pub fn on_settled(promise: &Promise, callback: &JsValue);
+    pub fn on_settled(promise: &Promise, id: u32, settle: &JsValue);
     /// `{ ...value }`: its own enumerable properties, each read once.
     #[wasm_bindgen(js_name = plainCopy, catch)]
     pub fn plain_copy(value: &JsValue) -> Result<Object, JsValue>;

@@ -1,13 +1,16 @@
 //! Awaiting a JS promise so that one that can never settle holds nothing.
 //!
-//! `JsFuture` keeps its two callbacks from Rust, so JS never sees them as
-//! garbage, and wasm-bindgen-futures' task holds its own waker while it is
-//! pending: a visit awaiting a summarizer that never answers is kept, with
-//! everything it read, for the life of the process. Here JS owns the one
-//! callback. When the promise it waits on becomes garbage (nothing can
-//! settle it any more), JS collects the callback, and dropping it ends the
-//! wait as abandoned: the visit goes on to its end and its task is freed,
-//! as the original's awaiting chain is garbage in the same case.
+//! `JsFuture` keeps its two callbacks from Rust, in the externref table, a
+//! root JS cannot see past; so does a closure from `once_into_js` until it
+//! is called; and wasm-bindgen-futures' task holds its own waker while it is
+//! pending. A visit awaiting a summarizer that never answered was kept, with
+//! everything it read, for the life of the process. Here the promise's
+//! reactions hold only a number (`glue.js` `onSettled`): when the promise
+//! becomes garbage, JS's `FinalizationRegistry` reports the wait abandoned,
+//! the visit goes on to its end, and its task is freed, as the original's
+//! awaiting chain is garbage in the same case. A promise that settles
+//! leaves nothing for a finalizer: a loop that never lets the event loop
+//! turn (the soaks) keeps no memory either.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -24,32 +27,62 @@ use super::js;
 pub const ABANDONED: &str =
     "its promise can never settle: nothing holds it any more (it was garbage-collected unsettled)";
 
-/// A promise's outcome: its value, or what its rejection (or abandonment) says.
+/// A promise's outcome: its value, or its rejection (None once abandoned).
 pub struct Settlement {
     state: Rc<RefCell<State>>,
 }
 
 #[derive(Default)]
 struct State {
-    outcome: Option<Result<JsValue, JsValue>>,
-    abandoned: bool,
+    outcome: Option<Result<JsValue, Option<JsValue>>>,
     waker: Option<Waker>,
 }
 
+thread_local! {
+    /// The waits whose promise has not settled yet, by the number its
+    /// reactions hold; freed slots are reused.
+    static WAITS: RefCell<Vec<Option<Rc<RefCell<State>>>>> = const { RefCell::new(Vec::new()) };
+    static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// `settle(id, fulfilled, value)`, one function for the instance;
+    /// `fulfilled` undefined: abandoned.
+    static SETTLE: JsValue = Closure::<dyn Fn(u32, Option<bool>, JsValue)>::new(settle).into_js_value();
+}
+
 impl Settlement {
-    /// Waits on `promise` (a native one: `js::awaitable`). Nothing here
-    /// holds the promise: only its reaction holds this wait.
+    /// Waits on `promise` (a native one: `js::awaitable`), which alone holds the wait.
     pub fn of(promise: &Promise) -> Settlement {
         let state = Rc::new(RefCell::new(State::default()));
-        let reaction = Reaction(state.clone());
-        // `into_js_value`, not `once_into_js`, which keeps its closure from
-        // Rust until it is called: only JS may hold this one.
-        let callback = Closure::once(move |fulfilled: bool, value: JsValue| {
-            reaction.settle(|state| state.outcome = Some(if fulfilled { Ok(value) } else { Err(value) }));
-        })
-        .into_js_value();
-        js::on_settled(promise, &callback);
+        let id = FREE.with(|free| free.borrow_mut().pop()).unwrap_or_else(|| {
+            WAITS.with(|waits| {
+                let mut waits = waits.borrow_mut();
+                waits.push(None);
+                (waits.len() - 1) as u32
+            })
+        });
+        WAITS.with(|waits| waits.borrow_mut()[id as usize] = Some(state.clone()));
+        SETTLE.with(|settle| js::on_settled(promise, id, settle));
         Settlement { state }
+    }
+}
+
+/// The promise `id` settled (or, with no outcome, can never settle).
+fn settle(id: u32, fulfilled: Option<bool>, value: JsValue) {
+    let Some(state) = WAITS.with(|waits| waits.borrow_mut().get_mut(id as usize).and_then(Option::take)) else {
+        return;
+    };
+    FREE.with(|free| free.borrow_mut().push(id));
+    // Woken after the borrow ends: the wake may poll the task.
+    let waker = {
+        let mut state = state.borrow_mut();
+        state.outcome = Some(match fulfilled {
+            Some(true) => Ok(value),
+            Some(false) => Err(Some(value)),
+            None => Err(None),
+        });
+        state.waker.take()
+    };
+    if let Some(waker) = waker {
+        waker.wake();
     }
 }
 
@@ -60,39 +93,16 @@ impl Future for Settlement {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut state = self.state.borrow_mut();
         if let Some(outcome) = state.outcome.take() {
-            return Poll::Ready(outcome.map_err(Some));
-        }
-        if state.abandoned {
-            return Poll::Ready(Err(None));
+            return Poll::Ready(outcome);
         }
         state.waker = Some(cx.waker().clone());
         Poll::Pending
     }
 }
 
-/// The promise's side of the wait, owned by JS through its callback.
-struct Reaction(Rc<RefCell<State>>);
-
-impl Reaction {
-    fn settle(&self, record: impl FnOnce(&mut State)) {
-        // Woken after the borrow ends: the wake may poll, or free, the task.
-        let waker = {
-            let mut state = self.0.borrow_mut();
-            record(&mut state);
-            state.waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-}
-
-impl Drop for Reaction {
-    /// Collected uncalled: the promise is garbage, so the wait is abandoned.
+impl Drop for Settlement {
+    /// Nothing waits any more (a deadline ended first): its task is not kept.
     fn drop(&mut self) {
-        let settled = self.0.borrow().outcome.is_some();
-        if !settled {
-            self.settle(|state| state.abandoned = true);
-        }
+        self.state.borrow_mut().waker = None;
     }
 }
