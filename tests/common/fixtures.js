@@ -129,6 +129,7 @@ export class Harness {
     this.onEvents = [];
     this.emitThisWasScope = true;
     this.warnings = [];
+    this.hungCalls = [];
     this.gets = [];
     this.sets = [];
     this.indexReads = 0;
@@ -150,7 +151,13 @@ export class Harness {
     if ('rejectValue' in reply) return Promise.reject(reply.rejectValue);
     // An SDK's error whose fields are not strings (`error.message = 429`).
     if (reply.rejectError !== undefined) return Promise.reject(Object.assign(new Error(), reply.rejectError));
-    if (reply.hang) return new Promise(() => {});
+    if (reply.hang) {
+      // Held, as a client's open socket holds a call that never answers: a
+      // promise nothing holds is collected and its wait ends (bench/soak.mjs --hung).
+      const hung = new Promise(() => {});
+      this.hungCalls.push(hung);
+      return hung;
+    }
     if (reply.gate) return new Promise((resolve) => this.releases.push(() => resolve(this.wrap(reply.text))));
     if (reply.lateText !== undefined) {
       return new Promise((resolve) => setTimeout(() => resolve(this.wrap(reply.lateText)), reply.afterMs));
@@ -219,7 +226,7 @@ export class Harness {
           if (storeMode === 'ownThen') return withThrowingThen(Promise.resolve());
           if (storeMode === 'reject404') return Promise.reject(404);
           if (storeMode === 'rejectStatusError') return Promise.reject(Object.assign(new Error(), { message: 503 }));
-          if (storeMode === 'hang') return new Promise(() => {});
+          if (storeMode === 'hang') return (this.hungCalls[this.hungCalls.length] = new Promise(() => {}));
           this.rows[entry.id] = entry;
           return Promise.resolve();
         },
