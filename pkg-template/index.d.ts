@@ -102,7 +102,10 @@ export interface LLMRequest {
    */
   readonly messages: readonly LLMMessage[];
   readonly model: string;
-  /** Present when `timeoutMs` is set; aborted when the deadline passes. */
+  /**
+   * Present when the call has a deadline (`timeoutMs`, or with `background`
+   * 120,000 ms without it); aborted when the deadline passes.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -458,21 +461,24 @@ export interface SummarizeConfig {
    * checked as always and written back when the call ends, so later turns
    * load it. The fold's own event goes to `onEvent` with
    * `scoreEvidence.background: true`. Each of its calls ends at `timeoutMs`,
-   * or after 120,000 ms without it. Requires `store`. Default off.
+   * or after 120,000 ms without it. A visit whose identity names no
+   * conversation folds within its turn. Requires `store`. Default off.
    */
   readonly background?: boolean;
   /**
    * Beyond the original: called once per background fold, during the visit
    * that starts it, with a promise that settles (never rejects) when the
    * fold ends. Pass your platform's `waitUntil` (Vercel, Cloudflare) so a
-   * serverless function is not frozen mid-fold.
+   * serverless function is not frozen mid-fold. Only with `background: true`;
+   * one that throws warns once, and the fold goes on.
    */
   readonly waitUntil?: (promise: Promise<void>) => void;
   /**
    * A claim's lease in ms: past it, a claim whose leader died may be taken
    * again. At least 3 × `timeoutMs` (the claim's write, the call and the
    * summary's write). Only with `claims: true`. Default 60,000, or
-   * 3 × `timeoutMs` when that is longer.
+   * 3 × `timeoutMs` when that is longer. With `background` and no
+   * `timeoutMs`, each call's deadline is 120,000 ms, so both are 360,000.
    */
   readonly claimLeaseMs?: number;
   /**

@@ -152,8 +152,9 @@ impl Settings {
         if let Some(tier) = get(Key::SummaryTier) {
             core.tier = Tier::option(tier.as_string().as_deref(), || refused(Key::SummaryTier, &tier))?;
         }
-        let claims = get(Key::Claims).map(|claims| claims.as_bool().ok_or_else(|| refused(Key::Claims, &claims)));
-        let claims = claims.transpose()?.unwrap_or(false);
+        let boolean =
+            |key: Key| get(key).map_or(Ok(false), |value| value.as_bool().ok_or_else(|| refused(key, &value)));
+        let claims = boolean(Key::Claims)?;
         if let Some(store) = store.as_ref().filter(|_| claims && reading == Reading::Build) {
             match store.unchecked_ref::<Callee>().put_if_version() {
                 Ok(method) if method.is_undefined() || method.is_function() => {}
@@ -163,12 +164,12 @@ impl Settings {
                 }
             }
         }
-        let background = get(Key::Background).map(|value| value.as_bool().ok_or_else(|| refused(Key::Background, &value)));
-        core.background = background.transpose()?.unwrap_or(false);
+        core.background = boolean(Key::Background)?;
         if core.background && store.is_none() {
             return Err(ConfigError::background_without_store());
         }
-        core.claim_lease_ms = claim_lease_option(claims, number(Key::ClaimLeaseMs)?, core.call_timeout_ms(), store.is_some())?;
+        core.claim_lease_ms =
+            claim_lease_option(claims, number(Key::ClaimLeaseMs)?, core.timeout_ms, core.background, store.is_some())?;
 
         // `typeof` (not `instanceof`): a function from another realm is a function too.
         let function = |key: Key| match get(key) {
@@ -179,6 +180,9 @@ impl Settings {
         let now = function(Key::Now)?;
         let count_tokens = function(Key::CountTokens)?;
         let wait_until = function(Key::WaitUntil)?;
+        if wait_until.is_some() && !core.background {
+            return Err(ConfigError::wait_until_without_background());
+        }
         core.tokens = token_options(count_tokens.is_some(), number)?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
         Ok(Settings { llm, store, on_event, now, count_tokens, wait_until, core: Rc::new(core) })

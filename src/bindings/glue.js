@@ -93,13 +93,20 @@ export function onSettled(promise, id, settle) {
   );
 }
 
-/** Resolves after `ms`, unless cleared first. */
+/**
+ * Resolves after `ms`. Clearing it stops the timer and resolves at once, so its wait in Rust ends then, not when
+ * the collector finds the promise (src/bindings/settlement.rs).
+ */
 export function deadline(ms) {
-  let timer;
+  let clear;
   const promise = new Promise((resolve) => {
-    timer = setTimeout(resolve, ms);
+    const timer = setTimeout(resolve, ms);
+    clear = () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    };
   });
-  return { promise, clear: () => clearTimeout(timer) };
+  return { promise, clear };
 }
 
 // Each instance registers its entry points as it starts (src/bindings/mod.rs), so a stage always runs on the
@@ -146,24 +153,28 @@ export function makeStage(handle) {
   return stage;
 }
 
+/** The ends of the background folds in flight: resolved at once by an instance's failure, which stops them. */
+const foldEnds = new Set();
+
 /**
- * A background fold (`background: true`): counted by the stage's `settled()` until it ends, and handed to
- * `waitUntil`, once, as a promise that settles when it ends and never rejects. A `waitUntil` that throws is the
- * platform's: the visit goes on.
+ * A background fold (`background: true`): counted by the stage's `settled()` until it ends, and returned as a
+ * promise that settles, never rejecting, when it ends (what `waitUntil` is given). A failed instance polls its
+ * folds no more, so its failure ends them.
  */
-export function trackBackgroundFold(handle, fold, waitUntil) {
+export function trackBackgroundFold(handle, fold) {
   const folds = (handle.backgroundFolds ??= new Set());
-  const ended = fold.then(
-    () => undefined,
-    () => undefined,
-  );
+  let end;
+  const ended = new Promise((resolve) => {
+    end = resolve;
+  });
+  foldEnds.add(end);
   folds.add(ended);
-  ended.then(() => folds.delete(ended));
-  if (waitUntil !== undefined) {
-    try {
-      waitUntil(ended);
-    } catch {}
-  }
+  fold.then(() => end(), () => end());
+  ended.then(() => {
+    foldEnds.delete(end);
+    folds.delete(ended);
+  });
+  return ended;
 }
 
 const inFlight = new Set(); // the reject functions of visits still in flight
@@ -321,6 +332,8 @@ function handleFailure() {
     instanceFailure = lastFailure;
     for (const reject of inFlight) reject(lastFailure);
     inFlight.clear();
+    for (const end of foldEnds) end();
+    foldEnds.clear();
     unhandled = undefined;
   }
   if (instanceFailure === undefined || replaceInstance === undefined) return;

@@ -28,15 +28,17 @@ use crate::core::events::{self, warning, Event, InvalidSpot};
 use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE};
 use crate::core::recall::EntryFacts;
 use crate::core::shapes::{EventRecord, FoldResult, Message, Payload, ProviderRequest};
-use crate::core::visit::{self, Answer, ConditionalWrite, HeldClaim, Host, Loaded, Outcome, Pending, Stage, Visited};
+use crate::core::visit::{
+    self, Answer, Audience, ConditionalWrite, HeldClaim, Host, Loaded, Outcome, Pending, Stage, Visited,
+};
 
 /// What step 1 read for one visit: the host, the stage and what was
-/// loaded, and where a fold it leaves running goes.
+/// loaded, and (`background: true`) where a fold it leaves running goes.
 pub struct Read {
     pub host: JsHost,
     pub stage: Stage<JsValue>,
     pub loaded: Loaded,
-    pub background: BackgroundFolds,
+    pub background: Option<BackgroundFolds>,
 }
 
 /// Where a background fold's promise goes: the stage's `settled()`, and
@@ -44,6 +46,7 @@ pub struct Read {
 pub struct BackgroundFolds {
     handle: StageHandle,
     wait_until: Option<Function>,
+    strategy_id: String,
 }
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
@@ -64,24 +67,34 @@ pub fn read_fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Resu
 
 /// The visit's promise: settled already, or once its calls have answered.
 /// A fold it leaves running is handed to `background`.
-pub fn promise_of(visited: Visited<JsHost>, background: BackgroundFolds) -> Promise {
-    match visited {
-        Visited::Now(delivered) => Promise::resolve(&delivered),
-        Visited::Later(delivered) => future_to_promise(async move { Ok(delivered.await) }),
-        Visited::Background { now, fold } => {
+pub fn promise_of(visited: Visited<JsHost>, background: Option<BackgroundFolds>) -> Promise {
+    match (visited, background) {
+        (Visited::Now(delivered), _) => Promise::resolve(&delivered),
+        (Visited::Later(delivered), _) => future_to_promise(async move { Ok(delivered.await) }),
+        (Visited::Background { now, fold }, background) => {
             let fold = future_to_promise(async move { Ok(fold.await) });
-            js::track_background_fold(&background.handle, &fold, background.wait_until.as_ref());
+            if let Some(BackgroundFolds { handle, wait_until, strategy_id }) = background {
+                let ended = js::track_background_fold(&handle, &fold);
+                // The platform's: a throw (an unbound `ctx.waitUntil`) leaves the visit alone.
+                if let Some(Err(error)) = wait_until.map(|wait_until| wait_until.call1(&JsValue::UNDEFINED, &ended)) {
+                    handle.warn_once(|| warning::wait_until_threw(&strategy_id, &js::cause_of(&error)));
+                }
+            }
             Promise::resolve(&now)
         }
     }
 }
 
 /// Where a visit's result goes.
+#[derive(Default)]
 enum Target {
     /// Assign `scope.loaded` and emit through `scope.$emit`.
     Scope(JsValue),
     /// Build `{ recall, events }`; holds the caller's `loaded`.
     Fold(JsValue),
+    /// `onEvent` alone: the visit has had its result.
+    #[default]
+    Observers,
 }
 
 /// Everything a visit knows of JS once recall is read.
@@ -96,10 +109,9 @@ pub struct JsHost {
     source_identity: Option<JsValue>,
     /// The span's lines for a provider's transcript; None when a role has no string form.
     span_lines: Option<Vec<SpanLine>>,
-    target: Target,
-    /// Set once the visit's result is delivered: a later delivery is a
-    /// background fold's own end, for `onEvent` alone.
-    delivered: Cell<bool>,
+    /// Taken by the visit's one delivery: a background fold that goes on
+    /// keeps nothing of the caller's.
+    target: Cell<Target>,
 }
 
 /// What a provider's transcript takes of one span entry (SPEC §5).
@@ -137,7 +149,11 @@ fn read(
     let Recall { entries, facts, id_keys } = recall;
     let loaded = Loaded { len: loaded_len, facts, id_keys, identity_key: invalid.map_or(Ok(key), Err) };
     let stage = Stage { id: handle.id(), config: settings.core.clone(), memory: MEMORY.with(Rc::clone) };
-    let background = BackgroundFolds { handle: handle.clone().unchecked_into(), wait_until: settings.wait_until.clone() };
+    let background = settings.core.background.then(|| BackgroundFolds {
+        handle: handle.clone().unchecked_into(),
+        wait_until: settings.wait_until.clone(),
+        strategy_id: settings.core.strategy_id.clone(),
+    });
     let host = JsHost {
         handle,
         settings,
@@ -145,8 +161,7 @@ fn read(
         identity,
         source_identity: None,
         span_lines: None,
-        target,
-        delivered: Cell::new(false),
+        target: Cell::new(target),
     };
     Ok(Read { host, stage, loaded, background })
 }
@@ -257,7 +272,8 @@ impl Host for JsHost {
     ) -> Pending<Result<ConditionalWrite, String>> {
         let entry = to_js(&visit::claim_entry(&self.settings.core, candidate, held, ttl, self.identity()));
         let args = Array::of3(&self.identity, &entry, &JsValue::from_f64(expected_version));
-        let started = Started::call(&self.store(), Ok(held.writer.clone()), &args, self.settings.core.call_timeout_ms(), None);
+        let started =
+            Started::call(&self.store(), Ok(held.writer.clone()), &args, self.settings.core.call_timeout_ms(), None);
         Box::pin(async move { started.answer().await.and_then(call::conditional_write_answer) })
     }
 
@@ -306,15 +322,13 @@ impl Host for JsHost {
     /// Assigns `scope.loaded` when recall changed and emits, or builds
     /// `stage.fold`'s result.
     fn deliver(&self, outcome: Outcome<JsValue>) -> JsValue {
-        if self.delivered.replace(true) {
-            if let Some(event) = &outcome.settled.event {
-                self.emit(None, &self.payload(event));
-            }
-            return JsValue::UNDEFINED;
-        }
+        let target = match outcome.audience {
+            Audience::Visit => self.target.take(),
+            Audience::Observers => Target::Observers,
+        };
         let recall = || -> Array { outcome.recall(|index| self.entries[index].entry.clone()).collect() };
         let (settled, untouched) = (&outcome.settled, outcome.untouched);
-        match &self.target {
+        match &target {
             Target::Scope(scope) => {
                 let mut event = settled.event.clone();
                 if !untouched && !settled.is_unchanged(self.entries.len()) {
@@ -348,15 +362,17 @@ impl Host for JsHost {
                 let recall = if untouched { loaded.clone() } else { recall().into() };
                 to_js(&FoldResult { recall: AsIs(recall), events: AsIs::of(events) })
             }
+            Target::Observers => {
+                if let Some(event) = &settled.event {
+                    self.emit(None, &self.payload(event));
+                }
+                JsValue::UNDEFINED
+            }
         }
     }
 
     fn warn_once(&self, message: impl FnOnce() -> String) {
-        if !self.handle.warned() {
-            self.handle.set_warned(true);
-            // A console that throws has nowhere else to say it.
-            let _ = js::console_warn(&message());
-        }
+        self.handle.warn_once(message);
     }
 
     fn first_claims_note(&self) -> bool {

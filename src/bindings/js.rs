@@ -37,9 +37,9 @@ extern "C" {
     pub fn clear(this: &Deadline);
 
     /// Counts a background fold's promise in the stage's `settled()`, and
-    /// hands it to `waitUntil` when given.
+    /// returns a promise that settles (never rejects) when the fold ends.
     #[wasm_bindgen(js_name = trackBackgroundFold)]
-    pub fn track_background_fold(handle: &JsValue, fold: &js_sys::Promise, wait_until: Option<&js_sys::Function>);
+    pub fn track_background_fold(handle: &JsValue, fold: &Promise) -> Promise;
     #[wasm_bindgen(js_name = makeStage)]
     pub fn make_stage(handle: &JsValue) -> JsValue;
     /// Makes this instance the one every stage runs on.

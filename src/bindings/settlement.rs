@@ -38,11 +38,16 @@ struct State {
     waker: Option<Waker>,
 }
 
+/// The waits whose promise has not settled yet, by the number their
+/// promise's reactions hold; a freed number is given out again.
+#[derive(Default)]
+struct Waits {
+    slots: Vec<Option<Rc<RefCell<State>>>>,
+    free: Vec<u32>,
+}
+
 thread_local! {
-    /// The waits whose promise has not settled yet, by the number its
-    /// reactions hold; freed slots are reused.
-    static WAITS: RefCell<Vec<Option<Rc<RefCell<State>>>>> = const { RefCell::new(Vec::new()) };
-    static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    static WAITS: RefCell<Waits> = RefCell::default();
     /// `settle(id, fulfilled, value)`, one function for the instance;
     /// `fulfilled` undefined: abandoned.
     static SETTLE: JsValue = Closure::<dyn Fn(u32, Option<bool>, JsValue)>::new(settle).into_js_value();
@@ -52,14 +57,15 @@ impl Settlement {
     /// Waits on `promise` (a native one: `js::awaitable`), which alone holds the wait.
     pub fn of(promise: &Promise) -> Settlement {
         let state = Rc::new(RefCell::new(State::default()));
-        let id = FREE.with(|free| free.borrow_mut().pop()).unwrap_or_else(|| {
-            WAITS.with(|waits| {
-                let mut waits = waits.borrow_mut();
-                waits.push(None);
-                (waits.len() - 1) as u32
-            })
+        let id = WAITS.with(|waits| {
+            let Waits { slots, free } = &mut *waits.borrow_mut();
+            let id = free.pop().unwrap_or_else(|| {
+                slots.push(None);
+                (slots.len() - 1) as u32
+            });
+            slots[id as usize] = Some(state.clone());
+            id
         });
-        WAITS.with(|waits| waits.borrow_mut()[id as usize] = Some(state.clone()));
         SETTLE.with(|settle| js::on_settled(promise, id, settle));
         Settlement { state }
     }
@@ -67,10 +73,15 @@ impl Settlement {
 
 /// The promise `id` settled (or, with no outcome, can never settle).
 fn settle(id: u32, fulfilled: Option<bool>, value: JsValue) {
-    let Some(state) = WAITS.with(|waits| waits.borrow_mut().get_mut(id as usize).and_then(Option::take)) else {
+    let taken = WAITS.with(|waits| {
+        let Waits { slots, free } = &mut *waits.borrow_mut();
+        let state = slots.get_mut(id as usize).and_then(Option::take)?;
+        free.push(id);
+        Some(state)
+    });
+    let Some(state) = taken else {
         return;
     };
-    FREE.with(|free| free.borrow_mut().push(id));
     // Woken after the borrow ends: the wake may poll the task.
     let waker = {
         let mut state = state.borrow_mut();

@@ -15,6 +15,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::config::{Reading, Settings};
+use super::js;
 use crate::core::config::ConfigError;
 
 #[wasm_bindgen]
@@ -52,6 +53,15 @@ impl StageHandle {
         handle.set_warned(false);
         handle.set_claims_noted(false);
         handle
+    }
+
+    /// SPEC §7: the stage's one `console.warn`, the first time it is asked for.
+    pub fn warn_once(&self, message: impl FnOnce() -> String) {
+        if !self.warned() {
+            self.set_warned(true);
+            // A console that throws has nowhere else to say it.
+            let _ = js::console_warn(&message());
+        }
     }
 
     /// The settings of the copy this stage was built with, which was checked

@@ -37,7 +37,6 @@ pub struct Settled {
 }
 
 impl Settled {
-    /// Element-for-element the loaded snapshot: then nothing is assigned.
     /// Its event marked `background` (`scoreEvidence.background: true`).
     pub fn in_background(mut self) -> Settled {
         if let Some(event) = self.event.as_mut() {
@@ -46,6 +45,7 @@ impl Settled {
         self
     }
 
+    /// Element-for-element the loaded snapshot: then nothing is assigned.
     pub fn is_unchanged(&self, loaded_len: usize) -> bool {
         self.recall.len() == loaded_len && self.recall.iter().enumerate().all(|(i, &slot)| slot == loaded(i))
     }
@@ -295,7 +295,7 @@ impl Candidate {
 
     /// `background: true`: served without the fold this visit started (its
     /// summarizer called now, or after the fleet's claim).
-    pub fn in_background(&self, summarizer_called: bool) -> Settled {
+    pub fn started_in_background(&self, summarizer_called: bool) -> Settled {
         self.decline(events::background_started(self.span, summarizer_called)).in_background()
     }
 

@@ -39,30 +39,10 @@ pub enum Visited<H: Host> {
     Later(Pin<Box<dyn Future<Output = H::Delivered>>>),
     /// `background: true`: recall at once, without the fold `fold` finishes
     /// (and delivers to `onEvent` alone) when its calls have answered.
-    Background { now: H::Delivered, fold: Pin<Box<dyn Future<Output = H::Delivered>>> },
-}
-
-/// What a visit settled to: recall as slots, the event, and the new summary.
-pub struct Outcome<Entry> {
-    pub settled: Settled,
-    pub new_summary: Option<Entry>,
-    /// Invalid input: recall is left exactly as given.
-    pub untouched: bool,
-}
-
-impl<Entry: Clone> Outcome<Entry> {
-    fn of(settled: Settled) -> Outcome<Entry> {
-        Outcome { settled, new_summary: None, untouched: false }
-    }
-
-    /// Recall's entries in order: each loaded one as `loaded` gives it by
-    /// its index, and the new summary in its slot.
-    pub fn recall<'a>(&'a self, loaded: impl Fn(usize) -> Entry + 'a) -> impl Iterator<Item = Entry> + 'a {
-        self.settled.recall.iter().filter_map(move |slot| match *slot {
-            Slot::Loaded(index) => Some(loaded(index as usize)),
-            Slot::NewSummary => self.new_summary.clone(),
-        })
-    }
+    Background {
+        now: H::Delivered,
+        fold: Pin<Box<dyn Future<Output = H::Delivered>>>,
+    },
 }
 
 /// The summarizer's answer: its text as the host holds it, a copy of that
@@ -142,6 +122,19 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
         Err(spot) => return Visited::Now(invalid_input(&host, config, loaded.len, spot)),
     };
     let settle_now = |host: &H, settled: Settled| Visited::Now(host.deliver(Outcome::of(settled)));
+    // `background`: the conversation's one fold in flight is keyed by the
+    // identity alone (a span key always adds parts to it). A visit whose
+    // identity names no conversation folds within its turn: there is no
+    // conversation to keep to one fold, and its folds would pile up.
+    let conversation = identity_key.as_ref().filter(|_| config.background).map(|key| key.clone().into_string());
+    if let Some(running) =
+        conversation.as_deref().and_then(|key| stage.memory.flights().find(stage.id, key, host.wall_clock()))
+    {
+        // Whatever this visit settles to, a summary it loaded that reaches
+        // the running fold's span is newer than that fold's base.
+        let newest = loaded.facts.iter().filter_map(|facts| facts.summary.as_ref().map(|summary| summary.to_turn));
+        running.saw_summary_up_to(newest.fold(f64::NEG_INFINITY, f64::max));
+    }
     if loaded.len == 0 {
         return settle_now(&host, Settled { recall: Vec::new(), event: None });
     }
@@ -158,9 +151,6 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     let span: Rc<[usize]> = candidate.folded_indices().into();
     host.keep_span(&span, &loaded.facts);
     let id_keys = span.iter().map(|&index| loaded.id_keys[index].as_str());
-    // With `background`, the conversation's one fold in flight is keyed by
-    // the identity alone (a span key always adds parts to it).
-    let conversation = identity_key.as_ref().filter(|_| config.background).map(|key| key.clone().into_string());
     let key = identity_key.map(|identity| span_key_text(identity, id_keys));
     if key.as_deref().is_some_and(|key| stage.memory.is_latched(stage.id, key)) {
         return settle_now(&host, candidate.latched());
@@ -171,10 +161,11 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     if let Some(deferred) = candidate.defer(config) {
         return settle_now(&host, deferred);
     }
-    let flight_key = if config.background { &conversation } else { &key };
+    let background = conversation.is_some();
+    let flight_key = if background { &conversation } else { &key };
     let in_flight = |host: &H| stage.memory.flights().find(stage.id, flight_key.as_deref()?, host.wall_clock());
     if let Some(flight) = in_flight(&host) {
-        return join(host, stage, candidate, flight, &loaded.facts);
+        return join(host, stage, candidate, flight, background);
     }
     // Only a user's `now` can fail, so only it is read before paying for the
     // call (`None` without one: `Date.now` is read when it is needed).
@@ -188,21 +179,21 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     };
     // A user's `now` is user code: it may have started a run over this span.
     if let Some(flight) = in_flight(&host) {
-        return join(host, stage, candidate, flight, &loaded.facts);
+        return join(host, stage, candidate, flight, background);
     }
 
     // 8. The one call, started now. The flight is listed first: the call
     // runs user code, which may start another run over this span. Only a
     // span that can be told apart is anyone else's to join.
     // A background fold's flight is bounded by its calls' own deadlines.
-    let window_ms = config.join_window_ms().filter(|_| !config.background);
+    let window_ms = config.join_window_ms().filter(|_| !background);
     let flight_key = flight_key.clone();
     let flight = flight_key.map(|fk| stage.memory.flights().start(stage.id, fk, host.wall_clock(), window_ms));
     // The fleet claims a span only for a conversation it can tell apart
     // (§8, Isolation): without a key, two conversations would claim one span.
     let lease_ms = config.claim_lease_ms.filter(|_| flight.is_some());
     let facts = loaded.facts;
-    let run = Run { host, stage, facts, candidate, span, key, flight, clock_before_call };
+    let mut run = Run { host, stage, facts, candidate, span, key, flight, clock_before_call, detached: false };
     let first = match lease_ms {
         Some(lease_ms) => First::Claim { lease_ms },
         None => match run.host.summarize(&run.span) {
@@ -210,11 +201,13 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
             Err(what) => return Visited::Now(run.finish_unclaimed(CallOutcome::Unreadable { what })),
         },
     };
-    if run.config().background {
+    if background {
         // Recall now, as if this span had not been considered: the fold
         // delivers its own event when its calls end.
         let called = matches!(first, First::Call(_));
-        let now = run.host.deliver(Outcome::of(run.candidate.in_background(called)));
+        let started = run.candidate.started_in_background(called);
+        let now = run.host.deliver(Outcome::of(started));
+        run.detached = true;
         return Visited::Background { now, fold: Box::pin(run.lead(first)) };
     }
     Visited::Later(Box::pin(run.lead(first)))
@@ -240,6 +233,8 @@ struct Run<H: Host> {
     /// with `background`, find their conversation's fold in flight).
     flight: Option<Rc<Flight<H::Entry>>>,
     clock_before_call: Option<f64>,
+    /// A background fold whose visit has returned: its end goes to `onEvent` alone.
+    detached: bool,
 }
 
 impl<H: Host> Run<H> {
@@ -379,30 +374,28 @@ impl<H: Host> Run<H> {
     fn deliver(&self, outcome: CallOutcome<H::Entry>, claim: &ClaimState) -> H::Delivered {
         let caller = if self.flight.is_some() { Caller::Leader } else { Caller::Alone };
         let mut outcome = settle(&self.host, self.config(), &self.candidate, outcome, caller, claim);
-        if self.config().background {
+        if self.detached {
             outcome.settled = outcome.settled.in_background();
+            outcome.audience = Audience::Observers;
         }
         self.host.deliver(outcome)
     }
 }
 
 /// A run that finds a flight to join: with `background`, its
-/// conversation's fold, which it does not wait for (a newer summary it
-/// loaded keeps that fold from writing over it); otherwise a run over its
-/// span, which it follows.
+/// conversation's fold, which it does not wait for; otherwise a run over
+/// its span, which it follows.
 fn join<H: Host>(
     host: H,
     stage: Stage<H::Entry>,
     candidate: Candidate,
     flight: Rc<Flight<H::Entry>>,
-    facts: &[EntryFacts],
+    background: bool,
 ) -> Visited<H> {
-    if !stage.config.background {
-        return follow(host, stage, candidate, flight);
+    if background {
+        return Visited::Now(host.deliver(Outcome::of(candidate.behind_background())));
     }
-    let newest = facts.iter().filter_map(|facts| facts.summary.as_ref().map(|summary| summary.to_turn));
-    flight.saw_summary_up_to(newest.fold(f64::NEG_INFINITY, f64::max));
-    Visited::Now(host.deliver(Outcome::of(candidate.behind_background())))
+    follow(host, stage, candidate, flight)
 }
 
 /// A run over a span another run is calling for: it settles from that
@@ -446,13 +439,13 @@ fn settle<H: Host>(
     if warns {
         warn_about(host, config, settled.event.as_ref());
     }
-    Outcome { settled, new_summary, untouched: false }
+    Outcome { new_summary, ..Outcome::of(settled) }
 }
 
 fn invalid_input<H: Host>(host: &H, config: &StageConfig, loaded_len: usize, spot: InvalidSpot) -> H::Delivered {
     let settled = decision::invalid_input(loaded_len, &spot);
     warn_about(host, config, settled.event.as_ref());
-    host.deliver(Outcome { settled, new_summary: None, untouched: true })
+    host.deliver(Outcome { untouched: true, ..Outcome::of(settled) })
 }
 
 fn warn_about<H: Host>(host: &H, config: &StageConfig, event: Option<&Event>) {
@@ -470,7 +463,7 @@ mod claims;
 mod host;
 
 pub use claims::{claim_entry, ConditionalWrite, HeldClaim};
-pub use host::{Host, Pending};
+pub use host::{Audience, Host, Outcome, Pending};
 
 #[cfg(test)]
 mod tests;

@@ -65,7 +65,10 @@ async fn visits_of_a_conversation_whose_fold_is_in_flight_neither_wait_nor_call(
     let second = f.fold(&conversation(8, 2, 100, "c1"), &identity).await;
     let evidence = first_evidence(&second);
     assert!(reason(&first_payload(&second)).contains("in flight in the background"), "{evidence}");
-    assert_eq!(evidence, json!({ "spanEntries": 12, "spanChars": evidence["spanChars"], "summarizerCalled": false, "coalesced": true, "background": true }));
+    assert_eq!(
+        evidence,
+        json!({ "spanEntries": 12, "spanChars": evidence["spanChars"], "summarizerCalled": false, "coalesced": true, "background": true })
+    );
     // Another conversation folds on its own.
     f.fold(&conversation(6, 2, 100, "c2"), &js(&json!({ "conversationId": "c2" }))).await;
     assert_eq!(f.call_count(), 2);
@@ -121,7 +124,7 @@ async fn a_newer_summary_loaded_meanwhile_is_never_written_over() {
     let f = Fixture::new(json!({ "reply": { "gate": true, "text": "short summary" } }), background_config(json!({})));
     let identity = js(&json!({ "conversationId": "c1" }));
     f.fold(&conversation(6, 2, 100, "c1"), &identity).await; // folds turns 1–4
-    // Meanwhile another process wrote a summary of turns 1–9, which the next turn loads.
+                                                             // Meanwhile another process wrote a summary of turns 1–9, which the next turn loads.
     let covered: Array = conversation(9, 2, 100, "c1").iter().map(|entry| get(&entry, "id")).collect();
     let next = Array::of1(&summary_of("msg-summary-1-9", &covered, 9.0));
     for entry in conversation(16, 2, 100, "c1").iter().skip(18) {
@@ -162,7 +165,23 @@ async fn wait_until_gets_one_promise_per_background_call() {
 }
 
 #[wasm_bindgen_test]
-fn background_is_refused_without_a_store_or_as_anything_but_a_boolean() {
+async fn a_wait_until_that_throws_warns_once_and_the_fold_goes_on() {
+    let throws = eval("() => { throw new TypeError('Illegal invocation') }");
+    let f = Fixture::with_functions(json!({}), background_config(json!({})), &[("waitUntil", throws)]);
+    f.h.capture_warnings();
+    for conversation_id in ["c1", "c2"] {
+        f.fold(&conversation(6, 2, 100, conversation_id), &js(&json!({ "conversationId": conversation_id }))).await;
+    }
+    settled(&f.stage).await;
+    f.h.restore_warnings();
+    let warnings = f.field("warnings");
+    assert_eq!(warnings.as_array().unwrap().len(), 1, "{warnings}");
+    assert!(warnings[0].as_str().unwrap().contains("waitUntil threw"), "{warnings}");
+    assert_eq!(f.h.puts().length(), 2, "both folds ended and were written");
+}
+
+#[wasm_bindgen_test]
+fn background_is_refused_without_a_store_or_as_anything_but_a_boolean_and_wait_until_without_it() {
     assert_refused(
         "({ llm: async () => 's', background: true })",
         "TypeError",
@@ -172,6 +191,11 @@ fn background_is_refused_without_a_store_or_as_anything_but_a_boolean() {
         "({ llm: async () => 's', store: { put: async () => {} }, background: 'yes' })",
         "TypeError",
         "`background` must be a boolean",
+    );
+    assert_refused(
+        "({ llm: async () => 's', store: { put: async () => {} }, waitUntil: () => {} })",
+        "Error",
+        "`waitUntil` was given (a function) but `background` is not true",
     );
     assert_refused(
         "({ llm: async () => 's', store: { put: async () => {} }, background: true, waitUntil: 1 })",

@@ -151,13 +151,7 @@ export class Harness {
     if ('rejectValue' in reply) return Promise.reject(reply.rejectValue);
     // An SDK's error whose fields are not strings (`error.message = 429`).
     if (reply.rejectError !== undefined) return Promise.reject(Object.assign(new Error(), reply.rejectError));
-    if (reply.hang) {
-      // Held, as a client's open socket holds a call that never answers: a
-      // promise nothing holds is collected and its wait ends (bench/soak.mjs --hung).
-      const hung = new Promise(() => {});
-      this.hungCalls.push(hung);
-      return hung;
-    }
+    if (reply.hang) return this.hung();
     if (reply.gate) return new Promise((resolve) => this.releases.push(() => resolve(this.wrap(reply.text))));
     if (reply.lateText !== undefined) {
       return new Promise((resolve) => setTimeout(() => resolve(this.wrap(reply.lateText)), reply.afterMs));
@@ -193,6 +187,16 @@ export class Harness {
     return { applied: true, currentVersion: entry.version };
   }
 
+  /**
+   * A call that never answers, held as a client's open socket holds one: a promise nothing holds is collected,
+   * and the stage's wait on it ends (bench/soak.mjs --hung measures that).
+   */
+  hung() {
+    const call = new Promise(() => {});
+    this.hungCalls.push(call);
+    return call;
+  }
+
   /** Releases every gated call. */
   release() {
     for (const release of this.releases.splice(0)) release();
@@ -226,7 +230,7 @@ export class Harness {
           if (storeMode === 'ownThen') return withThrowingThen(Promise.resolve());
           if (storeMode === 'reject404') return Promise.reject(404);
           if (storeMode === 'rejectStatusError') return Promise.reject(Object.assign(new Error(), { message: 503 }));
-          if (storeMode === 'hang') return (this.hungCalls[this.hungCalls.length] = new Promise(() => {}));
+          if (storeMode === 'hang') return this.hung();
           this.rows[entry.id] = entry;
           return Promise.resolve();
         },

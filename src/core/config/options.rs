@@ -100,15 +100,19 @@ pub(super) fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
 /// summary's write each get `timeoutMs`, and the lease must outlast them).
 pub const DEFAULT_CLAIM_LEASE_MS: f64 = 60_000.0;
 
-/// `claims` and `claimLeaseMs` together: the lease when claims are on.
-/// `claims` was checked to be a boolean or absent, `lease` to be a number.
+/// `claims` and `claimLeaseMs` together: the lease when claims are on,
+/// which must outlast three of each call's deadline: `timeoutMs`, or with
+/// `background` and none, [`BACKGROUND_TIMEOUT_MS`]. `claims` was checked
+/// to be a boolean or absent, `lease` to be a number.
 pub fn claim_lease_option(
     claims: bool,
     lease: Option<f64>,
     timeout_ms: Option<f64>,
+    background: bool,
     has_store: bool,
 ) -> Result<Option<f64>, ConfigError> {
-    let shortest = timeout_ms.map_or(1.0, |timeout| (3.0 * timeout).max(1.0));
+    let deadline = timeout_ms.or(background.then_some(BACKGROUND_TIMEOUT_MS));
+    let shortest = deadline.map_or(1.0, |deadline| (3.0 * deadline).max(1.0));
     if !claims {
         return match lease {
             None => Ok(None),
@@ -137,11 +141,19 @@ would read it. Fix: add `claims: true` to claim spans through the store, or remo
     };
     if !(lease.is_finite() && lease.fract() == 0.0 && lease >= shortest && lease <= MAX_SAFE_INTEGER) {
         let minimum = js_number_to_string(shortest);
-        // Above 1, the minimum comes from `timeoutMs`.
+        // Above 1, the minimum comes from each call's deadline.
         let why = if shortest > 1.0 {
+            let deadline = if timeout_ms.is_some() {
+                "timeoutMs".to_owned()
+            } else {
+                format!(
+                    "{} ms, a background call's deadline without timeoutMs",
+                    js_number_to_string(BACKGROUND_TIMEOUT_MS)
+                )
+            };
             format!(
                 "a whole number of ms, at least {minimum}: what the claim, the call and the write may take \
-together (3 × timeoutMs); a lease that ends first lets another process pay for the same span"
+together (3 × {deadline}); a lease that ends first lets another process pay for the same span"
             )
         } else {
             "a whole number of ms, at least 1".to_owned()

@@ -149,8 +149,6 @@ provider has never heard of. Fix: name a cheap summarizer model, e.g. summarize(
         }
     }
 
-    /// `claims: true` with a store whose `putIfVersion` is there but is no
-    /// function: every turn's claim would fail, so no fold would be paid.
     /// `background: true` without a store: the summary would reach no later turn.
     pub fn background_without_store() -> ConfigError {
         ConfigError::invalid(
@@ -164,6 +162,19 @@ reaches later turns only through the store)",
         )
     }
 
+    /// `waitUntil` without `background: true`: nothing would call it.
+    pub fn wait_until_without_background() -> ConfigError {
+        ConfigError {
+            class: ErrorClass::Error,
+            message: format!(
+                "{SUMMARIZE_CALL}: `waitUntil` was given (a function) but `background` is not true, so nothing would \
+call it: every fold ends within its turn. Fix: add `background: true` to fold in the background, or remove `waitUntil`."
+            ),
+        }
+    }
+
+    /// `claims: true` with a store whose `putIfVersion` is there but is no
+    /// function: every turn's claim would fail, so no fold would be paid.
     pub fn put_if_version_not_a_function(received: &str) -> ConfigError {
         ConfigError {
             class: ErrorClass::TypeError,

@@ -55,16 +55,23 @@ fn claim_versions_differ_within_a_millisecond_and_stay_safe_integers() {
 
 #[test]
 fn claim_leases_outlast_the_call_and_the_write() {
-    assert_eq!(claim_lease_option(false, None, None, false), Ok(None));
-    assert_eq!(claim_lease_option(true, None, None, true), Ok(Some(DEFAULT_CLAIM_LEASE_MS)));
-    assert_eq!(claim_lease_option(true, None, Some(45_000.0), true), Ok(Some(135_000.0)));
+    assert_eq!(claim_lease_option(false, None, None, false, false), Ok(None));
+    assert_eq!(claim_lease_option(true, None, None, false, true), Ok(Some(DEFAULT_CLAIM_LEASE_MS)));
+    assert_eq!(claim_lease_option(true, None, Some(45_000.0), false, true), Ok(Some(135_000.0)));
+    assert_eq!(claim_lease_option(true, None, None, true, true), Ok(Some(3.0 * BACKGROUND_TIMEOUT_MS)));
+    let err = claim_lease_option(true, Some(60_000.0), None, true, true).unwrap_err();
+    assert!(
+        err.message.contains("at least 360000") && err.message.contains("a background call's deadline"),
+        "{}",
+        err.message
+    );
     assert_eq!(
-        claim_lease_option(true, Some(135_000.0), Some(45_000.0), true),
+        claim_lease_option(true, Some(135_000.0), Some(45_000.0), false, true),
         Ok(Some(135_000.0)),
         "the default is accepted"
     );
-    assert_eq!(claim_lease_option(true, Some(6_000.0), Some(2_000.0), true), Ok(Some(6_000.0)));
-    let err = claim_lease_option(true, Some(5_000.0), Some(2_000.0), true).unwrap_err();
+    assert_eq!(claim_lease_option(true, Some(6_000.0), Some(2_000.0), false, true), Ok(Some(6_000.0)));
+    let err = claim_lease_option(true, Some(5_000.0), Some(2_000.0), false, true).unwrap_err();
     assert_eq!(err.class, ErrorClass::RangeError);
     assert!(
         err.message.contains("`claimLeaseMs`")
@@ -72,12 +79,12 @@ fn claim_leases_outlast_the_call_and_the_write() {
             && err.message.contains("at least 6000")
     );
     for (lease, timeout) in [(0.0, None), (0.0, Some(0.0)), (f64::NAN, None)] {
-        let err = claim_lease_option(true, Some(lease), timeout, true).unwrap_err();
+        let err = claim_lease_option(true, Some(lease), timeout, false, true).unwrap_err();
         assert!(err.message.contains("a whole number of ms, at least 1;"), "{}", err.message);
         assert!(err.message.ends_with("Fix: pass a longer lease, or omit it for the default."), "{}", err.message);
     }
     for lease in [1.5, 9_007_199_254_740_992.0, 1e300] {
-        let err = claim_lease_option(true, Some(lease), None, true).unwrap_err();
+        let err = claim_lease_option(true, Some(lease), None, false, true).unwrap_err();
         assert!(
             err.message.contains("a whole number of ms, at least 1, and at most 9007199254740991;"),
             "{}",
@@ -90,9 +97,9 @@ fn claim_leases_outlast_the_call_and_the_write() {
             err.message
         );
     }
-    let err = claim_lease_option(true, None, None, false).unwrap_err();
+    let err = claim_lease_option(true, None, None, false, false).unwrap_err();
     assert!(err.message.contains("`store`") && err.message.contains("putIfVersion"), "{}", err.message);
-    let err = claim_lease_option(false, Some(1_000.0), None, true).unwrap_err();
+    let err = claim_lease_option(false, Some(1_000.0), None, false, true).unwrap_err();
     assert!(err.message.contains("nothing") && err.message.contains("claims: true"), "{}", err.message);
 }
 

@@ -33,6 +33,16 @@ so the turn goes on with recall as loaded. Shown once per stage instance; every 
     )
 }
 
+/// `waitUntil` threw when handed a background fold's promise: the fold
+/// runs on, but the platform was not told of it (no event carries this).
+pub fn wait_until_threw(strategy_id: &str, cause: &str) -> String {
+    format!(
+        "[footprint-summarize] {strategy_id}: waitUntil threw when handed a background fold's promise ({cause}), so \
+the platform was not told of the fold, and a serverless function may be frozen before it ends. Fix: pass a bound \
+function, e.g. waitUntil: ctx.waitUntil.bind(ctx). Shown once per stage instance."
+    )
+}
+
 /// A decline that is the input's fault (invalid entries, a broken clock): its reason says it all.
 pub fn declined(strategy_id: &str, reason: &str) -> String {
     format!("[footprint-summarize] {strategy_id}: {reason}")

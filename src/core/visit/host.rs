@@ -2,6 +2,41 @@
 
 use super::*;
 
+/// What a visit settled to, as the host delivers it: recall as slots, the
+/// event, and the new summary.
+pub struct Outcome<Entry> {
+    pub settled: Settled,
+    pub new_summary: Option<Entry>,
+    /// Invalid input: recall is left exactly as given.
+    pub untouched: bool,
+    pub audience: Audience,
+}
+
+/// Who an outcome is delivered to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// The visit's caller: recall and the event. A visit delivers to it
+    /// once; a background fold that goes on keeps nothing of the caller's.
+    Visit,
+    /// `onEvent` alone: a background fold's own end, after its visit returned.
+    Observers,
+}
+
+impl<Entry: Clone> Outcome<Entry> {
+    pub(super) fn of(settled: Settled) -> Outcome<Entry> {
+        Outcome { settled, new_summary: None, untouched: false, audience: Audience::Visit }
+    }
+
+    /// Recall's entries in order: each loaded one as `loaded` gives it by
+    /// its index, and the new summary in its slot.
+    pub fn recall<'a>(&'a self, loaded: impl Fn(usize) -> Entry + 'a) -> impl Iterator<Item = Entry> + 'a {
+        self.settled.recall.iter().filter_map(move |slot| match *slot {
+            Slot::Loaded(index) => Some(loaded(index as usize)),
+            Slot::NewSummary => self.new_summary.clone(),
+        })
+    }
+}
+
 /// A call into the caller's code, started and not yet awaited.
 pub type Pending<T> = Pin<Box<dyn Future<Output = T>>>;
 

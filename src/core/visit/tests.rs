@@ -262,6 +262,15 @@ fn in_the_background_a_visit_returns_at_once_and_its_fold_ends_later() {
 }
 
 #[test]
+fn in_the_background_a_visit_whose_identity_names_no_conversation_folds_within_its_turn() {
+    let stage = Rc::new(StageState { background: true, ..StageState::default() });
+    let outcome = settled(visit_of(&stage, None, Reply::Text("short".into())));
+    assert_eq!(outcome.settled.recall, [Slot::NewSummary, Slot::Loaded(5)]);
+    assert!(!outcome.settled.event.as_ref().expect("an event").background);
+    assert!(stage.background_folds.borrow().is_empty(), "no fold left running");
+}
+
+#[test]
 fn a_span_another_process_claimed_makes_no_call_and_stays_verbatim() {
     let stage = Rc::new(StageState { claim_applies: Some(false), ..StageState::default() });
     let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
