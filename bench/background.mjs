@@ -14,7 +14,6 @@
 // calls than blocking ones plus one; background summaries covering less than
 // 80% of what blocking ones cover; a summary beside a message it covers.
 
-import { extractive, summarize } from '../pkg/dist/index.mjs';
 import { isSummaryEntry, messageEntry } from '../tests/support/memory-pipeline.mjs';
 
 const AGENT_TURN_MS = 1000;
@@ -27,13 +26,13 @@ function percentile(sorted, p) {
 }
 
 /** One conversation played through a stage; what it cost and what it stored. */
-async function play({ delayMs, background, turns, agentTurnMs }) {
+async function play(api, { delayMs, background, turns, agentTurnMs }) {
   const identity = { conversationId: `bench-${delayMs}-${background}` };
   const stored = new Map(); // id → summary entry
   const messages = [];
-  const summarizeText = extractive({ maxChars: 400 });
+  const summarizeText = api.extractive({ maxChars: 400 });
   let calls = 0;
-  const stage = summarize({
+  const stage = api.summarize({
     llm: async (span) => {
       calls += 1;
       await sleep(delayMs);
@@ -78,15 +77,15 @@ async function play({ delayMs, background, turns, agentTurnMs }) {
   };
 }
 
-/** The section: `quick` plays 16 turns at a tenth of the times. */
-export async function measureBackground(quick, progress) {
+/** The section, on the subject's `api`: `quick` plays 16 turns at a tenth of the times. */
+export async function measureBackground(api, quick, progress) {
   const scale = quick ? 0.1 : 1;
   const turns = quick ? 16 : 40;
   progress(`background: ${turns} turns × 4 runs`);
   const runs = [];
   for (const delayMs of [300, 2000]) {
     for (const background of [false, true]) {
-      runs.push(play({ delayMs: delayMs * scale, background, turns, agentTurnMs: AGENT_TURN_MS * scale }));
+      runs.push(play(api, { delayMs: delayMs * scale, background, turns, agentTurnMs: AGENT_TURN_MS * scale }));
     }
   }
   const rows = await Promise.all(runs);

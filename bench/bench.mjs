@@ -658,7 +658,7 @@ async function main() {
     coldStart: wants('cold-start') ? measureColdStarts(modules, options.budget.coldStarts, progress) : null,
     memory: wants('memory') ? measureMemory(modules, options.budget.memoryFolds, progress) : null,
     fleet: fleet ? await fleet.measureFleet(options.quick, progress) : null,
-    background: background ? await background.measureBackground(options.quick, progress) : null,
+    background: background ? await background.measureBackground(modules[0].api, options.quick, progress) : null,
     sizes: null,
     problems: [],
   };

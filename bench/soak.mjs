@@ -75,6 +75,7 @@ const PER_REQUEST_GROWTH_LIMIT = 5 * 1024 * 1024;
 const SLOWDOWN_LIMIT = 1.2;
 const HUNG_LIMIT = 8 * 1024 * 1024;
 const HUNG_BATCH = 1000;
+const SMALL_RECALL_ENTRIES = 20;
 const RECALL_LIMIT = 24;
 const STORED_PER_CONVERSATION = 3;
 const REFUSING_SHARE = 3; // out of 10 conversations
@@ -115,6 +116,21 @@ function memory() {
 
 const workload = options.hung !== undefined ? hung : options['per-request'] ? perRequest : oneStage;
 process.exitCode = (await workload()) ? 0 : 1;
+
+/** Twenty entries (ten turns) of one conversation: a recall that folds at `triggerMinEntries` 10. */
+function recallOf(conversationId) {
+  const identity = { tenant: 'soak', conversationId };
+  const loaded = Array.from({ length: SMALL_RECALL_ENTRIES }, (_, i) =>
+    messageEntry({
+      turn: Math.floor(i / 2) + 1,
+      index: i % 2,
+      message: { role: i % 2 ? 'assistant' : 'user', content: `#${conversationId} order #4411 refund of €42.50 approved, turn ${i} — details follow.` },
+      identity,
+      at: 1_700_000_000_000 + i * 1000,
+    }),
+  );
+  return { loaded, identity };
+}
 
 // ---------------------------------------------------------------------------
 // One stage, many conversations.
@@ -284,22 +300,9 @@ async function oneStage() {
 // A stage per request.
 
 async function perRequest() {
-  const N = 20;
   // One conversation's recall per iteration, built before the clock starts:
   // 8 conversations, so consecutive requests never see the same span.
-  const recalls = Array.from({ length: 8 }, (_, conversation) => {
-    const identity = { tenant: 'soak', conversationId: `conv-${conversation}` };
-    const loaded = Array.from({ length: N }, (_, i) =>
-      messageEntry({
-        turn: Math.floor(i / 2) + 1,
-        index: i % 2,
-        message: { role: i % 2 ? 'assistant' : 'user', content: `#${conversation} order #4411 refund of €42.50 approved, turn ${i} — details follow.` },
-        identity,
-        at: 1_700_000_000_000 + i * 1000,
-      }),
-    );
-    return { loaded, identity };
-  });
+  const recalls = Array.from({ length: 8 }, (_, conversation) => recallOf(`conv-${conversation}`));
   const provider = { complete: async () => ({ content: 'Refund approved; delivery Friday.', usage: { input: 120, output: 9 } }) };
   let writes = 0;
   const store = { put: async () => void writes++ };
@@ -326,7 +329,7 @@ async function perRequest() {
   const wasmGrowth = (after.wasm ?? 0) - (before.wasm ?? 0);
   const slowdown = lastTenth / firstTenth;
   const perIteration = (ms) => `${((ms * 1000) / tenth).toFixed(2)} µs`;
-  console.log(`per-request soak: ${totalRuns} iterations of build + one provider fold (N=${N}) + one store write, never yielding; subject ${options.subject}`);
+  console.log(`per-request soak: ${totalRuns} iterations of build + one provider fold (N=${SMALL_RECALL_ENTRIES}) + one store write, never yielding; subject ${options.subject}`);
   console.log(`| measure | before | after | change | limit |`);
   console.log(`| --- | --- | --- | --- | --- |`);
   console.log(`| JS heap used | ${formatMiB(before.heapUsed)} | ${formatMiB(after.heapUsed)} | ${formatMiB(heapGrowth)} | ≤ ${formatMiB(PER_REQUEST_GROWTH_LIMIT)} |`);
@@ -342,19 +345,7 @@ async function perRequest() {
 
 async function hung() {
   const background = options.hung === 'background';
-  const turnOf = (conversation) => {
-    const identity = { tenant: 'soak', conversationId: `hung-${conversation}` };
-    const loaded = Array.from({ length: 20 }, (_, i) =>
-      messageEntry({
-        turn: Math.floor(i / 2) + 1,
-        index: i % 2,
-        message: { role: i % 2 ? 'assistant' : 'user', content: `#${conversation} order #4411 refund of €42.50 approved, turn ${i} — details follow.` },
-        identity,
-        at: 1_700_000_000_000 + i * 1000,
-      }),
-    );
-    return { loaded, identity };
-  };
+  const turnOf = (conversation) => recallOf(`hung-${conversation}`);
   let calls = 0;
   const stage = summarize({
     llm: () => {

@@ -78,8 +78,8 @@ Options:
                     after its call ends, through the store
   --llm-delay MS    the summarizer takes MS longer to answer (a model's latency);
                     turns are played back to back, so with --background a fold
-                    lands after the turns that follow it (the closing counts
-                    wait for it);
+                    lands after the turns that follow it (counted as it ends;
+                    the closing counts wait for every one);
                     with it or --background, each turn prints the time it spent
                     in the stage
   --redis URL       keep the conversation on Redis at URL (redis://host:port)
@@ -174,6 +174,7 @@ function parseOptions(argv) {
     throw new UsageError(`--redis must be a redis:// URL; got "${values.redis}"`);
   }
   if (values.processes !== undefined && values.tokens) throw new UsageError('--tokens applies to a single run, not --processes');
+  if (values.processes !== undefined && values.background) throw new UsageError('--background applies to a single run, not --processes');
   if (values.processes === undefined) {
     for (const flag of ['concurrency', 'no-claims', 'lease-ms']) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --processes only`);
@@ -209,6 +210,23 @@ function parseOptions(argv) {
           ? SETTINGS.openAiTimeoutMs
           : undefined,
   };
+}
+
+/** --background: the folds that ended since they were last counted, as their own events say. */
+function countBackgroundEnds(totals, payloads) {
+  for (const { scoreEvidence: evidence } of payloads) {
+    if (evidence.persisted) {
+      totals.folds += 1;
+      totals.detailsFound += evidence.detailsFound ?? 0;
+      totals.detailsKept += evidence.detailsKept ?? 0;
+      totals.detailsListed += evidence.detailsPinned ?? 0;
+    }
+    if (evidence.failed) totals.failedCalls += 1;
+    if (evidence.usage) {
+      totals.inputTokens += evidence.usage.input;
+      totals.outputTokens += evidence.usage.output;
+    }
+  }
 }
 
 function positiveInteger(flag, text) {
@@ -389,7 +407,7 @@ async function main(argv) {
     const lastTurn = firstTurn + options.turns - 1;
 
     const countTokens = options.tokens ? await loadTokenCounter() : undefined;
-    const { summarizer, pipeline, stage, stageTimes } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt, countTokens });
+    const { summarizer, pipeline, stage, stageTime, backgroundEnds } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt, countTokens });
 
     say(`footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on ${options.redisUrl === undefined ? 'SQLite' : 'Redis'}`);
     say(`  summarizer  ${summarizer.description}`);
@@ -426,6 +444,9 @@ async function main(argv) {
     const progress = createProgress({ enabled: Boolean(process.stderr.isTTY), firstTurn, lastTurn });
 
     for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
+      // The event loop turns between turns, as an agent's own model call
+      // lets it: a background fold's timers and I/O run meanwhile.
+      if (options.background) await new Promise((resolve) => setImmediate(resolve));
       progress.show(turn);
       const originals = await store.listRecentOriginals(IDENTITY, SETTINGS.loadLimit);
       const verbatim = countTokens
@@ -445,6 +466,7 @@ async function main(argv) {
         totals.detailsListed += details.pinned;
       }
       if (observed.failureCause !== undefined) totals.failedCalls += 1;
+      countBackgroundEnds(totals, backgroundEnds.splice(0));
       totals.repaidEarlierIds += observed.folds
         .flatMap(({ coverage }) => coverage.coveredIds)
         .filter((id) => earlierCoveredIds.has(id)).length;
@@ -479,7 +501,7 @@ async function main(argv) {
         verbatimChars,
         savedChars: verbatimChars - recallChars,
         ...(tokenCounts ? { ...tokenCounts, savedTokens: tokenCounts.verbatimTokens - tokenCounts.recallTokens } : {}),
-        ...(options.background || options.llmDelayMs ? { stageMs: Number(stageTimes.at(-1).toFixed(1)) } : {}),
+        ...(options.background || options.llmDelayMs ? { stageMs: Number(stageTime.lastMs.toFixed(1)) } : {}),
         foldsSoFar: totals.folds,
         paidCallsSoFar: summarizer.counts.paid,
         failedCallsSoFar: totals.failedCalls,
@@ -512,6 +534,7 @@ async function main(argv) {
     }
     progress.stop();
     await stage.settled(); // background folds still running land before the counts
+    countBackgroundEnds(totals, backgroundEnds.splice(0));
 
     const after = await store.stats(IDENTITY);
     const saved = totals.verbatimChars - totals.recallChars;

@@ -141,15 +141,20 @@ export async function openStore(options) {
 export async function buildDemo({ options, pkg, store, newestUpdatedAt, onCall, countTokens }) {
   const clock = createMonotonicClock(() => Math.max(Date.now(), (newestUpdatedAt ?? 0) + 1));
   const summarizer = countedSummarizer(options, pkg, { onCall });
-  const stage = pkg.summarize(stageConfig({ options, summarizer, store, clock, countTokens }));
-  // Each turn's time in the stage alone (what the turn waits for it).
-  const stageTimes = [];
+  // --background: each fold's own end reaches onEvent alone, after its turn.
+  const backgroundEnds = [];
+  const onEvent = (type, payload) => {
+    if (payload.scoreEvidence?.background && !payload.reason.startsWith('fold-in-background')) backgroundEnds.push(payload);
+  };
+  const stage = pkg.summarize({ ...stageConfig({ options, summarizer, store, clock, countTokens }), ...(options.background ? { onEvent } : {}) });
+  // The last turn's time in the stage alone (what the turn waited for it).
+  const stageTime = { lastMs: 0 };
   const timedStage = async (scope) => {
     const started = performance.now();
     try {
       return await stage(scope);
     } finally {
-      stageTimes.push(performance.now() - started);
+      stageTime.lastMs = performance.now() - started;
     }
   };
   const pipeline = await createMemoryPipeline({
@@ -160,7 +165,7 @@ export async function buildDemo({ options, pkg, store, newestUpdatedAt, onCall, 
     ...(countTokens ? { countTokens, budgetTokens: SETTINGS.budgetTokens } : {}),
     clock,
   });
-  return { summarizer, pipeline, stage, stageTimes };
+  return { summarizer, pipeline, stage, stageTime, backgroundEnds };
 }
 
 /** The stage's config over `store` (the summarizer's own keys come from `countedSummarizer`). */
