@@ -70,9 +70,7 @@ impl Started {
     pub async fn answer(self) -> Result<JsValue, String> {
         let answer = self.answer?;
         let settled = match self.deadline {
-            // Under a deadline, a promise nothing holds any more still ends
-            // at the deadline, named as a timeout (and the signal aborted).
-            Some((ms, timer)) => deadline::before(timer, until_settled(answer)).await.ok_or(ms),
+            Some((ms, timer)) => deadline::before(timer, answer).await.ok_or(ms),
             None => Ok(answer.await),
         };
         match settled {
@@ -87,14 +85,6 @@ impl Started {
                 Err(cause)
             }
         }
-    }
-}
-
-/// The settlement, waiting past an abandonment (for a deadline to end it).
-async fn until_settled(answer: Settlement) -> Result<JsValue, Option<JsValue>> {
-    match answer.await {
-        Err(None) => std::future::pending().await,
-        settled => settled,
     }
 }
 

@@ -45,8 +45,11 @@ export function createSummarizer(ctx) {
         return Promise.reject(new Error(script.message));
       case 'reject-value':
         return Promise.reject(script.message);
-      case 'hang':
-        return new Promise(() => {});
+      case 'hang': {
+        const hung = new Promise(() => {});
+        ctx.hungCalls.push(hung);
+        return hung;
+      }
       case 'late': {
         const late = new Promise((resolve) => setTimeout(() => resolve(respond(script.text)), settings.timeoutMs * 3));
         ctx.pendingLate.push(late);

@@ -437,6 +437,9 @@ export async function runScenario(api, scenario, warnHub, coverage = new Map()) 
     onEventCalls: [],
     warnings: [],
     pendingLate: [],
+    // Held, as a client's open socket holds a call that never answers: the stage
+    // ends its wait on a promise nothing holds (bench/soak.mjs --hung).
+    hungCalls: [],
     written: new Map(),
     latched: new Set(),
     expectWarning: false,
