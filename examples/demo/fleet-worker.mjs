@@ -10,6 +10,7 @@
 //       same span); `holdAfterLoad: true` holds each run after its load
 //       until `go`
 //   { type: 'go' }  release the runs held after their load
+//   { type: 'settle' }  wait for every background fold started so far
 //   { type: 'stop' }
 // Messages out:
 //   { type: 'ready', pid }
@@ -19,6 +20,8 @@
 //       loaded, so no replica reads another's writes of the same turn; a
 //       test can act there, e.g. stop the store
 //   { type: 'done', turn, runs, paid, summaryWrites }  paid and summaryWrites: this process's so far
+//   { type: 'settled', ends }  the ended background folds' events since
+//       the last `settled` (with `options.background`)
 //   { type: 'failed', message }
 
 import { pathToFileURL } from 'node:url';
@@ -47,6 +50,9 @@ async function handle(message) {
       return;
     case 'go':
       worker.go();
+      return;
+    case 'settle':
+      process.send(await worker.settle());
       return;
     case 'stop':
       await worker?.close();
@@ -78,7 +84,7 @@ async function startWorker({ options, newestUpdatedAt, packageEntry }) {
       return recent;
     },
   };
-  const { summarizer, pipeline } = await buildDemo({
+  const { summarizer, pipeline, stage, backgroundEnds } = await buildDemo({
     options,
     pkg,
     store,
@@ -106,6 +112,11 @@ async function startWorker({ options, newestUpdatedAt, packageEntry }) {
     },
     go() {
       for (const resolve of waiting.splice(0)) resolve();
+    },
+    async settle() {
+      await stage.settled();
+      const ends = backgroundEnds.splice(0).map(({ reason, scoreEvidence }) => ({ reason, evidence: scoreEvidence }));
+      return { type: 'settled', ends, paid: summarizer.counts.paid, summaryWrites: { ...summaryWrites } };
     },
     async close() {
       await shared.close();

@@ -125,6 +125,28 @@ export async function playTurn(workers, turn, { replay = false, holdAfterLoad = 
   return done.filter(Boolean);
 }
 
+/**
+ * Waits for every live worker's background folds started so far
+ * (`stage.settled()`) and resolves to their `settled` messages, whose `ends`
+ * are the folds' own events.
+ */
+export async function settleWorkers(workers) {
+  const live = workers.filter((worker) => worker.alive);
+  const settled = await Promise.all(
+    live.map(async (worker) => {
+      const reply = worker.next('settled');
+      worker.child.send({ type: 'settle' });
+      const message = await reply;
+      if (message !== undefined) {
+        worker.paid = message.paid;
+        worker.summaryWrites = message.summaryWrites;
+      }
+      return message && { ...message, process: worker.index };
+    }),
+  );
+  return settled.filter(Boolean);
+}
+
 /** Stops every live worker and waits for all of them to exit. */
 export async function stopWorkers(workers) {
   for (const worker of workers.filter((w) => w.alive && w.child.connected)) worker.child.send({ type: 'stop' });

@@ -2,8 +2,9 @@
 // (`claims: true`): the demo's `--processes` over a real Redis (started on a
 // free loopback port here) and over the demo's SQLite file, with the
 // summarizer an OpenAI-compatible stub that counts calls at the server; then
-// a leader killed with SIGKILL mid-call, and Redis killed and restarted
-// mid-turn, driving the demo's fleet workers directly.
+// a leader killed with SIGKILL mid-call (blocking, and during a background
+// fold), and Redis killed and restarted mid-turn, driving the demo's fleet
+// workers directly.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { turnMessages } from '../../examples/demo/conversation.mjs';
-import { playTurn, startWorker, stopWorkers } from '../../examples/demo/fleet.mjs';
+import { playTurn, settleWorkers, startWorker, stopWorkers } from '../../examples/demo/fleet.mjs';
 import { IDENTITY, openStore, resetStore } from '../../examples/demo/setup.mjs';
 import { isClaimEntry, isSummaryEntry, messageEntry } from '../support/memory-pipeline.mjs';
 import { hashKey } from '../support/redis-store.mjs';
@@ -212,6 +213,87 @@ for (const kind of ['redis', 'sqlite']) {
       assert.equal(stub.requests.length - from, 2, 'no further call');
       assert.ok(later.every((done) => done.runs.every((run) => /^msg-summary-\d/.test(run.recallIds[0]))), 'recall starts with the summary');
       const writes = later.reduce((sum, done) => sum + Object.values(done.summaryWrites).reduce((a, b) => a + b, 0), 0);
+      assert.equal(writes, 1, 'one summary write');
+      const { summaries } = assertNoEntryLost(await readStore(options), 11);
+      assert.equal(summaries.length, 1);
+    } finally {
+      await stopWorkers(workers);
+    }
+  });
+}
+
+for (const kind of ['redis', 'sqlite']) {
+  test(`${kind}: background folds: a leader killed during its background call leaves a claim that expires; the span is paid exactly once more, after the lease`, { timeout: 120_000 }, async () => {
+    const options = storeOptions(kind);
+    await writeTurns(options, 11);
+    // A background call's deadline is timeoutMs; the lease must be at least three of them.
+    const timeoutMs = 1000;
+    const leaseMs = 3000;
+    const workers = await startFleet(4, workerOptions(options, { background: true, timeoutMs, leaseMs }));
+    const from = stub.requests.length;
+    let firstCallAt;
+    let secondCallAt;
+    let firstCallArrived;
+    const arrived = new Promise((resolveArrived) => (firstCallArrived = resolveArrived));
+    // The first call is never answered: its process is killed while it waits.
+    respond = (request, res) => {
+      if (firstCallAt === undefined) {
+        firstCallAt = Date.now();
+        firstCallArrived();
+        return;
+      }
+      secondCallAt ??= Date.now();
+      answer(res, summaryText(request));
+    };
+    const calling = new Promise((resolveCalling) => {
+      for (const worker of workers) {
+        worker.listeners.add((message) => message.type === 'calling' && resolveCalling(worker));
+      }
+    });
+    const killed = Promise.all([calling, arrived]).then(([leader]) => {
+      leader.child.kill('SIGKILL');
+      return leader;
+    });
+    const endsOf = (settled) => settled.flatMap((done) => done.ends);
+    try {
+      // Every visit returns without waiting for the call: recall verbatim, the fold in the background.
+      const first = await playTurn(workers, 12, { replay: true });
+      assert.equal(first.length, 4, 'every process answered the turn');
+      assert.ok(eventsOf(first).every((event) => event.reason.startsWith('fold-in-background') && event.evidence.background === true),
+        JSON.stringify(eventsOf(first).map((event) => event.reason.slice(0, 40))));
+      assert.ok(first.every((done) => done.runs.every((run) => run.recallIds[0] === 'msg-1-0')), 'recall is served verbatim meanwhile');
+      const leader = await killed;
+      await leader.exited;
+      assert.equal(leader.exit.signal, 'SIGKILL');
+      // The three others' folds found the span claimed, and said so to onEvent.
+      const others = endsOf(await settleWorkers(workers));
+      assert.equal(others.length, 3, JSON.stringify(others));
+      assert.ok(others.every((end) => end.reason.startsWith('summarized-elsewhere') && end.evidence.background === true),
+        JSON.stringify(others.map((end) => end.reason.slice(0, 40))));
+      // Retried every 100 ms: background folds find the dead leader's lease, then one pays.
+      const ends = [];
+      while (secondCallAt === undefined) {
+        const turn = await playTurn(workers, 12, { replay: true });
+        assert.ok(eventsOf(turn).every((event) => event.evidence.background === true), 'every visit is served at once');
+        ends.push(...endsOf(await settleWorkers(workers)));
+        await sleep(100);
+        assert.ok(Date.now() - firstCallAt < 20_000, 'the span is paid again within its lease and a bit');
+      }
+      ends.push(...endsOf(await settleWorkers(workers)));
+      const calls = callsBySpan(from);
+      assert.deepEqual(Object.values(calls), [2], `one span, paid by the dead leader and once more: ${JSON.stringify(calls)}`);
+      assert.ok(secondCallAt - firstCallAt >= leaseMs - 100, `paid again ${secondCallAt - firstCallAt} ms after the first call, the lease is ${leaseMs}`);
+      assert.ok(ends.some((end) => end.reason.startsWith('summarized-elsewhere')), 'retries inside the lease made no call');
+      const folded = ends.filter((end) => end.reason.startsWith('folded'));
+      assert.equal(folded.length, 1, `one background fold wrote the summary: ${JSON.stringify(ends.map((end) => end.reason.slice(0, 40)))}`);
+      assert.equal(folded[0].evidence.background, true);
+      // Afterwards every retry loads the summary, and makes no call.
+      const later = await playTurn(workers, 12, { replay: true });
+      await settleWorkers(workers);
+      assert.equal(stub.requests.length - from, 2, 'no further call');
+      assert.ok(later.every((done) => done.runs.every((run) => /^msg-summary-\d/.test(run.recallIds[0]))), 'recall starts with the summary');
+      const writes = workers.filter((worker) => worker.alive)
+        .reduce((sum, worker) => sum + Object.values(worker.summaryWrites).reduce((a, b) => a + b, 0), 0);
       assert.equal(writes, 1, 'one summary write');
       const { summaries } = assertNoEntryLost(await readStore(options), 11);
       assert.equal(summaries.length, 1);
