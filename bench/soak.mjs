@@ -52,9 +52,12 @@
 // batches of HUNG_BATCH, and the collector runs between batches, as it does
 // on a server while it serves (Wasm memory never shrinks, so its high-water
 // mark is what one batch holds). In background mode every visit returns at
-// once and each conversation's fold times out after `timeoutMs` 500; the
-// harness awaits `stage.settled()`. Verdict: heap plus Wasm memory, after a
-// full GC, within HUNG_LIMIT of the start.
+// once and the harness holds each hung call's promise, as a client's open
+// socket holds a real one, so each conversation's fold is waited on until
+// its `timeoutMs` 500 (thousands at once: Wasm memory and the externref
+// table keep that high-water mark); the harness awaits `stage.settled()`.
+// Verdict: heap plus Wasm memory, after a full GC, within HUNG_LIMIT of the
+// start.
 //
 // Measuring Wasm memory: the package does not expose its WebAssembly.Memory,
 // so the probe (bench/wasm-probe.mjs) watches the instantiation at import;
@@ -347,10 +350,15 @@ async function hung() {
   const background = options.hung === 'background';
   const turnOf = (conversation) => recallOf(`hung-${conversation}`);
   let calls = 0;
+  // Background mode holds the hung calls' promises until the stage has
+  // settled (see the header).
+  const held = [];
   const stage = summarize({
     llm: () => {
       calls++;
-      return new Promise(() => {});
+      const never = new Promise(() => {});
+      if (background) held.push(never);
+      return never;
     },
     store: { put: async () => {} },
     triggerMinEntries: 10,
@@ -380,6 +388,7 @@ async function hung() {
       else stage.fold(loaded, identity); // abandoned
     }
     if (background) await stage.settled();
+    held.length = 0;
     await collect();
   });
   const before = memory();
@@ -398,6 +407,7 @@ async function hung() {
       if (c % HUNG_BATCH === HUNG_BATCH - 1) await collect();
     }
     if (background) await stage.settled();
+    held.length = 0;
     await collect();
   });
   const after = memory();

@@ -109,9 +109,22 @@ pub struct JsHost {
     source_identity: Option<JsValue>,
     /// The span's lines for a provider's transcript; None when a role has no string form.
     span_lines: Option<Vec<SpanLine>>,
+    /// The span's entries, by index.
+    span: Vec<usize>,
+    /// What a background fold keeps of recall once its visit has its
+    /// result (`entries` is then empty).
+    kept: Option<KeptForFold>,
     /// Taken by the visit's one delivery: a background fold that goes on
     /// keeps nothing of the caller's.
     target: Cell<Target>,
+}
+
+/// What a background fold keeps of recall while its call runs, indexed as
+/// recall is (`JsHost::keep_for_fold`).
+struct KeptForFold {
+    ids: Array,
+    contents: Array,
+    values: Array,
 }
 
 /// What a provider's transcript takes of one span entry (SPEC §5).
@@ -161,6 +174,8 @@ fn read(
         identity,
         source_identity: None,
         span_lines: None,
+        span: Vec::new(),
+        kept: None,
         target: Cell::new(target),
     };
     Ok(Read { host, stage, loaded, background })
@@ -176,6 +191,7 @@ impl Host for JsHost {
     /// left out); the roles only for a provider, since a callback is given
     /// the span's own value objects.
     fn keep_span(&mut self, span: &[usize], facts: &[EntryFacts]) {
+        self.span = span.to_vec();
         if self.settings.core.model().is_some() {
             self.span_lines = recall::span_roles(&self.entries, span).map(|roles| {
                 let line = |(role, &index): (Option<String>, &usize)| SpanLine {
@@ -203,7 +219,7 @@ impl Host for JsHost {
 
     /// Copied into the instance.
     fn span_texts(&self, span: &[usize]) -> Vec<String> {
-        span.iter().map(|&index| self.entries[index].content.as_ref().map(String::from).unwrap_or_default()).collect()
+        span.iter().map(|&index| self.content(index).as_ref().map(String::from).unwrap_or_default()).collect()
     }
 
     fn configured_clock(&self) -> Option<Result<f64, String>> {
@@ -244,7 +260,7 @@ impl Host for JsHost {
                 Started::call(llm, complete, &Array::of1(&to_js(&request)), timeout_ms, controller)
             }
             None => {
-                let messages: Array = span.iter().map(|&index| self.entries[index].value.clone()).collect();
+                let messages: Array = span.iter().map(|&index| self.value(index)).collect();
                 messages.unshift(&to_js(&Message { role: "system", content: instruction }));
                 let callback = call::function_of(Ok(self.settings.llm.clone()), Key::Llm.name());
                 Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
@@ -311,7 +327,7 @@ impl Host for JsHost {
         claim_id: Option<&str>,
         audit: &Audit,
     ) -> JsValue {
-        let covered_ids: Array = span.iter().map(|&index| self.entries[index].id.clone()).collect();
+        let covered_ids: Array = span.iter().map(|&index| self.id(index)).collect();
         if let Some(claim_id) = claim_id {
             covered_ids.push(&JsValue::from_str(claim_id));
         }
@@ -320,15 +336,41 @@ impl Host for JsHost {
     }
 
     /// Assigns `scope.loaded` when recall changed and emits, or builds
-    /// `stage.fold`'s result.
-    fn deliver(&self, outcome: Outcome<JsValue>) -> JsValue {
+    /// `stage.fold`'s result; a fold going on keeps only what it reads.
+    fn deliver(&mut self, outcome: Outcome<JsValue>) -> JsValue {
         let target = match outcome.audience {
-            Audience::Visit => self.target.take(),
+            Audience::Visit | Audience::VisitWhileFolding => self.target.take(),
             Audience::Observers => Target::Observers,
         };
+        let delivered = self.deliver_to(&target, &outcome);
+        if outcome.audience == Audience::VisitWhileFolding {
+            self.keep_for_fold();
+        }
+        delivered
+    }
+
+    fn warn_once(&self, message: impl FnOnce() -> String) {
+        self.handle.warn_once(message);
+    }
+
+    fn first_claims_note(&self) -> bool {
+        let first = !self.handle.claims_noted();
+        self.handle.set_claims_noted(true);
+        first
+    }
+
+    fn free_latch_with_stage(&self) {
+        memory::free_latch_with(&self.handle);
+    }
+}
+
+impl JsHost {
+    /// Assigns `scope.loaded` when recall changed and emits, or builds
+    /// `stage.fold`'s result, or (`Observers`) emits alone.
+    fn deliver_to(&self, target: &Target, outcome: &Outcome<JsValue>) -> JsValue {
         let recall = || -> Array { outcome.recall(|index| self.entries[index].entry.clone()).collect() };
         let (settled, untouched) = (&outcome.settled, outcome.untouched);
-        match &target {
+        match target {
             Target::Scope(scope) => {
                 let mut event = settled.event.clone();
                 if !untouched && !settled.is_unchanged(self.entries.len()) {
@@ -371,22 +413,48 @@ impl Host for JsHost {
         }
     }
 
-    fn warn_once(&self, message: impl FnOnce() -> String) {
-        self.handle.warn_once(message);
+    /// A background fold keeps, while its call runs, three handles
+    /// instead of a handle per field of every entry: with thousands of
+    /// hung folds in flight, those handles were most of what they held
+    /// (README, "Memory"). It reads every id (its event names the entries
+    /// recall dropped) and the span's contents (the audit) and values (a
+    /// callback called after a claim).
+    fn keep_for_fold(&mut self) {
+        let entries = std::mem::take(&mut self.entries);
+        let (contents, values) =
+            (Array::new_with_length(entries.len() as u32), Array::new_with_length(entries.len() as u32));
+        for &index in &self.span {
+            let entry = &entries[index];
+            if let Some(content) = &entry.content {
+                contents.set(index as u32, content.clone().into());
+            }
+            values.set(index as u32, entry.value.clone());
+        }
+        let ids = entries.into_iter().map(|entry| JsValue::from(entry.id)).collect();
+        self.kept = Some(KeptForFold { ids, contents, values });
     }
 
-    fn first_claims_note(&self) -> bool {
-        let first = !self.handle.claims_noted();
-        self.handle.set_claims_noted(true);
-        first
+    fn id(&self, index: usize) -> JsValue {
+        match &self.kept {
+            Some(kept) => kept.ids.get(index as u32),
+            None => self.entries[index].id.clone().into(),
+        }
     }
 
-    fn free_latch_with_stage(&self) {
-        memory::free_latch_with(&self.handle);
+    fn content(&self, index: usize) -> Option<JsString> {
+        match &self.kept {
+            Some(kept) => kept.contents.get(index as u32).dyn_into().ok(),
+            None => self.entries[index].content.clone(),
+        }
     }
-}
 
-impl JsHost {
+    fn value(&self, index: usize) -> JsValue {
+        match &self.kept {
+            Some(kept) => kept.values.get(index as u32),
+            None => self.entries[index].value.clone(),
+        }
+    }
+
     /// The provider transcript (SPEC §5), from each span entry's role and
     /// content as read; None when a role has no string form.
     fn transcript(&self, span: &[usize]) -> Option<String> {
@@ -426,7 +494,7 @@ impl JsHost {
     }
 
     fn payload(&self, event: &Event) -> JsValue {
-        let dropped_ids: Array = event.dropped.iter().map(|&index| self.entries[index].id.clone()).collect();
+        let dropped_ids: Array = event.dropped.iter().map(|&index| self.id(index)).collect();
         to_js(&Payload::of(&self.settings.core.strategy_id, event, AsIs::of(dropped_ids)))
     }
 }

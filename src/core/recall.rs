@@ -278,17 +278,18 @@ pub fn seam_by_tokens(facts: &[EntryFacts], raw: &[usize], min_tokens: f64) -> u
     split_at
 }
 
-/// When the fleet's claim on a span is dated (`createdAt`/`updatedAt`):
-/// just before the oldest loaded entry, so a recency window that starts at
-/// the span never loads the claim in place of one of its messages; when it
-/// was claimed, if no loaded entry is dated.
-pub fn claim_dated(facts: &[EntryFacts], claimed_at: f64) -> f64 {
+/// The oldest `updatedAt` of the loaded entries, when any is dated.
+pub fn oldest_dated(facts: &[EntryFacts]) -> Option<f64> {
     let oldest = facts.iter().filter_map(|fact| fact.updated_at).fold(f64::INFINITY, f64::min);
-    if oldest.is_finite() {
-        oldest - 1.0
-    } else {
-        claimed_at
-    }
+    oldest.is_finite().then_some(oldest)
+}
+
+/// When the fleet's claim on a span is dated (`createdAt`/`updatedAt`):
+/// just before the oldest loaded entry (`oldest_dated`), so a recency
+/// window that starts at the span never loads the claim in place of one of
+/// its messages; when it was claimed, if no loaded entry is dated.
+pub fn claim_dated(oldest_dated: Option<f64>, claimed_at: f64) -> f64 {
+    oldest_dated.map_or(claimed_at, |oldest| oldest - 1.0)
 }
 
 #[cfg(test)]
@@ -324,9 +325,13 @@ mod tests {
         let dated = |times: &[Option<f64>]| -> Vec<EntryFacts> {
             times.iter().map(|&updated_at| EntryFacts { updated_at, ..EntryFacts::default() }).collect()
         };
-        assert_eq!(claim_dated(&dated(&[Some(50.0), None, Some(20.0), Some(90.0)]), 1_000.0), 19.0);
-        assert_eq!(claim_dated(&dated(&[None, None]), 1_000.0), 1_000.0, "nothing dated: when it was claimed");
-        assert_eq!(claim_dated(&[], 7.0), 7.0);
+        assert_eq!(claim_dated(oldest_dated(&dated(&[Some(50.0), None, Some(20.0), Some(90.0)])), 1_000.0), 19.0);
+        assert_eq!(
+            claim_dated(oldest_dated(&dated(&[None, None])), 1_000.0),
+            1_000.0,
+            "nothing dated: when it was claimed"
+        );
+        assert_eq!(claim_dated(oldest_dated(&[]), 7.0), 7.0);
     }
 
     fn raw_turns(turns: &[Option<f64>]) -> Vec<EntryFacts> {

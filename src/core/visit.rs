@@ -27,7 +27,7 @@ use super::format::utf16_len;
 use super::js_number::js_number_to_string;
 use super::latch::{span_key_text, KeyText};
 use super::memory::Memory;
-use super::recall::{claim_dated, partition, EntryFacts};
+use super::recall::{claim_dated, oldest_dated, partition, EntryFacts};
 use super::shapes::{Claim, ClaimEntry, ClaimMetadata, Coverage, Message, Metadata, Source, SummaryEntry};
 
 /// A leader's call over a span, as other runs over it wait on it.
@@ -119,9 +119,9 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     let config = &*stage.config;
     let identity_key = match loaded.identity_key {
         Ok(key) => key,
-        Err(spot) => return Visited::Now(invalid_input(&host, config, loaded.len, spot)),
+        Err(spot) => return Visited::Now(invalid_input(host, config, loaded.len, spot)),
     };
-    let settle_now = |host: &H, settled: Settled| Visited::Now(host.deliver(Outcome::of(settled)));
+    let settle_now = |mut host: H, settled: Settled| Visited::Now(host.deliver(Outcome::of(settled)));
     // `background`: the conversation's one fold in flight is keyed by the
     // identity alone (a span key always adds parts to it). A visit whose
     // identity names no conversation folds within its turn: there is no
@@ -136,12 +136,12 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
         running.saw_summary_up_to(newest.fold(f64::NEG_INFINITY, f64::max));
     }
     if loaded.len == 0 {
-        return settle_now(&host, Settled { recall: Vec::new(), event: None });
+        return settle_now(host, Settled { recall: Vec::new(), event: None });
     }
 
     // 2–5. Partition, seam, and whether a call is worth making at all.
     let candidate = match decision::plan(config, &loaded.facts, partition(&loaded.facts)) {
-        Plan::Settle(settled) => return settle_now(&host, settled),
+        Plan::Settle(settled) => return settle_now(host, settled),
         Plan::Consider(candidate) => candidate,
     };
 
@@ -153,13 +153,13 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     let id_keys = span.iter().map(|&index| loaded.id_keys[index].as_str());
     let key = identity_key.map(|identity| span_key_text(identity, id_keys));
     if key.as_deref().is_some_and(|key| stage.memory.is_latched(stage.id, key)) {
-        return settle_now(&host, candidate.latched());
+        return settle_now(host, candidate.latched());
     }
     if let Some(declined) = candidate.too_few_tokens(config).or_else(|| candidate.predicted_refusal(config)) {
-        return settle_now(&host, declined);
+        return settle_now(host, declined);
     }
     if let Some(deferred) = candidate.defer(config) {
-        return settle_now(&host, deferred);
+        return settle_now(host, deferred);
     }
     let background = conversation.is_some();
     let flight_key = if background { &conversation } else { &key };
@@ -174,7 +174,7 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
         Err(found) => {
             let settled = candidate.invalid_clock(&found);
             warn_about(&host, config, settled.event.as_ref());
-            return settle_now(&host, settled);
+            return settle_now(host, settled);
         }
     };
     // A user's `now` is user code: it may have started a run over this span.
@@ -192,8 +192,8 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     // The fleet claims a span only for a conversation it can tell apart
     // (§8, Isolation): without a key, two conversations would claim one span.
     let lease_ms = config.claim_lease_ms.filter(|_| flight.is_some());
-    let facts = loaded.facts;
-    let mut run = Run { host, stage, facts, candidate, span, key, flight, clock_before_call, detached: false };
+    let oldest_dated = oldest_dated(&loaded.facts);
+    let mut run = Run { host, stage, oldest_dated, candidate, span, key, flight, clock_before_call, detached: false };
     let first = match lease_ms {
         Some(lease_ms) => First::Claim { lease_ms },
         None => match run.host.summarize(&run.span) {
@@ -206,11 +206,11 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
         // delivers its own event when its calls end.
         let called = matches!(first, First::Call(_));
         let started = run.candidate.started_in_background(called);
-        let now = run.host.deliver(Outcome::of(started));
+        let now = run.host.deliver(Outcome { audience: Audience::VisitWhileFolding, ..Outcome::of(started) });
         run.detached = true;
-        return Visited::Background { now, fold: Box::pin(run.lead(first)) };
+        return Visited::Background { now, fold: Box::pin(Box::new(run).lead(first)) };
     }
-    Visited::Later(Box::pin(run.lead(first)))
+    Visited::Later(Box::pin(Box::new(run).lead(first)))
 }
 
 /// What the run that leads does first: await the call it started, or (with
@@ -224,7 +224,8 @@ enum First<Text> {
 struct Run<H: Host> {
     host: H,
     stage: Stage<H::Entry>,
-    facts: Vec<EntryFacts>,
+    /// The oldest loaded entry's `updatedAt` (a claim is dated before it).
+    oldest_dated: Option<f64>,
     candidate: Candidate,
     span: Rc<[usize]>,
     /// The span's full key, when it can be told apart.
@@ -242,17 +243,21 @@ impl<H: Host> Run<H> {
         &self.stage.config
     }
 
-    /// Steps 8–10, then the run's one ending.
-    async fn lead(self, first: First<H::Text>) -> H::Delivered {
+    /// Steps 8–10, then the run's one ending. The run is boxed, and each
+    /// later step's state is boxed where that step starts: a fold waiting
+    /// on its call (in the background, perhaps until its deadline) holds
+    /// only what waiting needs. Thousands of hung background folds held
+    /// three times as much before (README, "Memory").
+    async fn lead(self: Box<Self>, first: First<H::Text>) -> H::Delivered {
         let (call, held) = match first {
             First::Call(call) => (call, None),
-            First::Claim { lease_ms } => match self.claim_and_call(lease_ms).await {
+            First::Claim { lease_ms } => match Box::pin(self.claim_and_call(lease_ms)).await {
                 Ok(claimed) => claimed,
-                Err((outcome, held)) => return self.finish(outcome, held).await,
+                Err((outcome, held)) => return Box::pin((*self).finish(outcome, held)).await,
             },
         };
         let outcome = self.fold(call, held.as_ref()).await;
-        self.finish(outcome, held).await
+        Box::pin((*self).finish(outcome, held)).await
     }
 
     /// Awaits the summarizer's answer and, when it makes recall smaller,
@@ -262,15 +267,21 @@ impl<H: Host> Run<H> {
         call: Pending<Result<Answer<H::Text>, String>>,
         held: Option<&HeldClaim<H::Writer>>,
     ) -> CallOutcome<H::Entry> {
-        let (host, config, candidate) = (&self.host, self.config(), &self.candidate);
         // 8. Await the summarizer's answer.
-        let Answer { text, copy, usage } = match call.await {
-            Ok(answer) => answer,
+        match call.await {
+            // Boxed: see `lead`.
+            Ok(answer) => Box::pin(self.fold_answer(answer, held)).await,
             Err(cause) => {
-                host.warn_once(|| warning::summarizer_failed(&config.strategy_id, &cause));
-                return CallOutcome::Failed { cause };
+                self.host.warn_once(|| warning::summarizer_failed(&self.config().strategy_id, &cause));
+                CallOutcome::Failed { cause }
             }
-        };
+        }
+    }
+
+    /// Steps 9 and 10 for the summarizer's answer.
+    async fn fold_answer(&self, answer: Answer<H::Text>, held: Option<&HeldClaim<H::Writer>>) -> CallOutcome<H::Entry> {
+        let (host, config, candidate) = (&self.host, self.config(), &self.candidate);
+        let Answer { text, copy, usage } = answer;
         // 9. A summary that does not make recall smaller is refused, and its
         // span latched: the same span gives the same answer.
         let summary_chars = candidate.label_chars() + utf16_len(&copy);
@@ -287,9 +298,9 @@ impl<H: Host> Run<H> {
         // summarizer that never answers (no `timeoutMs`) would otherwise keep
         // them in the memory every conversation shares.
         let span_texts = host.span_texts(&self.span);
-        let rolled = |index: usize| self.facts[index].summary.is_some();
-        let audited =
-            self.span.iter().zip(&span_texts).map(|(&index, text)| details::audited_text(text, rolled(index)));
+        // The span is the rolled summaries, then the raw entries.
+        let rolled = candidate.rolled_indices().len();
+        let audited = span_texts.iter().enumerate().map(|(at, text)| details::audited_text(text, at < rolled));
         let mut audit = details::audit(audited, &copy);
         let room = candidate.room_after(summary_chars);
         let pinned = config.keep_details.map(|bounds| audit.pin(bounds, room)).unwrap_or_default();
@@ -306,7 +317,7 @@ impl<H: Host> Run<H> {
         if self.flight.as_ref().is_some_and(|flight| flight.newest_summary_seen() >= candidate.span.to_turn) {
             return CallOutcome::Folded { entry, fold, write_back: WriteBack::Superseded };
         }
-        let Some(written) = host.put(&entry) else {
+        let Some(written) = host.put(&entry).map(Box::pin) else {
             return CallOutcome::Folded { entry, fold, write_back: WriteBack::NoStore };
         };
         // Waiting runs go on as soon as the summary exists: the write is
@@ -371,7 +382,7 @@ impl<H: Host> Run<H> {
         }
     }
 
-    fn deliver(&self, outcome: CallOutcome<H::Entry>, claim: &ClaimState) -> H::Delivered {
+    fn deliver(mut self, outcome: CallOutcome<H::Entry>, claim: &ClaimState) -> H::Delivered {
         let caller = if self.flight.is_some() { Caller::Leader } else { Caller::Alone };
         let mut outcome = settle(&self.host, self.config(), &self.candidate, outcome, caller, claim);
         if self.detached {
@@ -386,7 +397,7 @@ impl<H: Host> Run<H> {
 /// conversation's fold, which it does not wait for; otherwise a run over
 /// its span, which it follows.
 fn join<H: Host>(
-    host: H,
+    mut host: H,
     stage: Stage<H::Entry>,
     candidate: Candidate,
     flight: Rc<Flight<H::Entry>>,
@@ -403,11 +414,12 @@ fn join<H: Host>(
 /// until the flight is as old as the join window, when it has one.
 fn follow<H: Host>(host: H, stage: Stage<H::Entry>, candidate: Candidate, flight: Rc<Flight<H::Entry>>) -> Visited<H> {
     let window_ms = stage.config.join_window_ms();
-    let settle_from = move |host: &H, outcome| {
-        host.deliver(settle(host, &stage.config, &candidate, outcome, Caller::Follower, &ClaimState::Silent))
+    let settle_from = move |mut host: H, outcome| {
+        let outcome = settle(&host, &stage.config, &candidate, outcome, Caller::Follower, &ClaimState::Silent);
+        host.deliver(outcome)
     };
     if let Some(outcome) = flight.published() {
-        return Visited::Now(settle_from(&host, outcome));
+        return Visited::Now(settle_from(host, outcome));
     }
     Visited::Later(Box::pin(async move {
         let outcome = match window_ms {
@@ -422,7 +434,7 @@ fn follow<H: Host>(host: H, stage: Stage<H::Entry>, candidate: Candidate, flight
                 js_number_to_string(JOIN_WINDOW_MS)
             ),
         });
-        settle_from(&host, outcome)
+        settle_from(host, outcome)
     }))
 }
 
@@ -442,9 +454,9 @@ fn settle<H: Host>(
     Outcome { new_summary, ..Outcome::of(settled) }
 }
 
-fn invalid_input<H: Host>(host: &H, config: &StageConfig, loaded_len: usize, spot: InvalidSpot) -> H::Delivered {
+fn invalid_input<H: Host>(mut host: H, config: &StageConfig, loaded_len: usize, spot: InvalidSpot) -> H::Delivered {
     let settled = decision::invalid_input(loaded_len, &spot);
-    warn_about(host, config, settled.event.as_ref());
+    warn_about(&host, config, settled.event.as_ref());
     host.deliver(Outcome { untouched: true, ..Outcome::of(settled) })
 }
 

@@ -203,3 +203,43 @@ fn background_is_refused_without_a_store_or_as_anything_but_a_boolean_and_wait_u
         "`waitUntil` must be a function",
     );
 }
+
+#[wasm_bindgen_test]
+async fn with_claims_the_call_after_the_visit_gets_the_span_and_the_end_names_every_dropped_entry() {
+    // The summarizer is called after the claim, once the visit has returned:
+    // what the fold kept of recall must still give the span's own values,
+    // every dropped entry's id (a claim left out, as well as the span) and
+    // the span's ids for the summary's coverage.
+    let config = background_config(json!({ "claims": true, "claimLeaseMs": 30000, "timeoutMs": 1000 }));
+    let f = Fixture::with_functions(json!({ "claims": "ok" }), config, &[("now", eval("() => 5000"))]);
+    let other_claim = eval(
+        "({ id: 'msg-summary-claim-90-91', value: { role: 'system', content: '' }, metadata: { summaryClaim: \
+         { fromTurn: 90, toTurn: 91, entryCount: 2, claimedAtMs: 1, leaseMs: 60000 } }, version: 1, createdAt: 99, \
+         updatedAt: 99, lastAccessedAt: 1, accessCount: 0, ttl: 60001 })",
+    );
+    let messages = conversation(6, 2, 100, "c1");
+    let loaded = Array::of1(&other_claim);
+    for entry in messages.iter() {
+        loaded.push(&entry);
+    }
+    f.run(&f.scope(&loaded)).await;
+    assert_eq!(f.call_count(), 0, "the claim is awaited first, after the visit");
+    settled(&f.stage).await;
+
+    assert_eq!(f.call_count(), 1);
+    let sent = at(&f.h.calls(), 0).dyn_into::<Array>().unwrap();
+    assert_eq!(sent.length(), 9, "the instruction, then the span's 8 values");
+    for k in 0..8 {
+        assert!(same(&sent.get(k + 1), &get(&messages.get(k), "value")), "the span's own value objects");
+    }
+    let ended = on_events(&f).pop().unwrap();
+    assert!(reason(&ended).starts_with("folded 8 entries"), "{ended}");
+    assert_eq!(ended["scoreEvidence"]["background"], true);
+    let mut dropped = vec!["msg-summary-claim-90-91".to_owned()];
+    dropped.extend(id_list(1..=4, 2));
+    assert_eq!(ended["droppedIds"], json!(dropped), "the claim left out, then the span");
+    let summary = &f.field("puts")[0]["entry"];
+    let mut covered = id_list(1..=4, 2);
+    covered.push("msg-summary-claim-1-4".into());
+    assert_eq!(summary["metadata"]["summarizes"]["coveredIds"], json!(covered));
+}

@@ -119,7 +119,7 @@ impl<H: Host> Run<H> {
             Err(cause) => return ClaimAnswer::Failed { cause, attempted: None },
         };
         let version = claim_version(now, host.random());
-        let dated = claim_dated(&self.facts, now);
+        let dated = claim_dated(self.oldest_dated, now);
         let held = HeldClaim { id: self.candidate.claim_id(), version, claimed_at: now, dated, lease_ms, writer };
         match host.write_claim(&self.candidate, &held, now + lease_ms, 0.0).await {
             Ok(written) if written.applied => {

@@ -18,6 +18,9 @@ pub enum Audience {
     /// The visit's caller: recall and the event. A visit delivers to it
     /// once; a background fold that goes on keeps nothing of the caller's.
     Visit,
+    /// The visit's caller, while its fold goes on in the background: the
+    /// host keeps only what the fold reads.
+    VisitWhileFolding,
     /// `onEvent` alone: a background fold's own end, after its visit returned.
     Observers,
 }
@@ -110,7 +113,7 @@ pub trait Host: Sized + 'static {
         audit: &Audit,
     ) -> Self::Entry;
     /// SPEC §4 step 3 and the event: the recall and the event, delivered.
-    fn deliver(&self, outcome: Outcome<Self::Entry>) -> Self::Delivered;
+    fn deliver(&mut self, outcome: Outcome<Self::Entry>) -> Self::Delivered;
     /// SPEC §7: at most one console.warn per stage.
     fn warn_once(&self, message: impl FnOnce() -> String);
     /// True the first time it is asked for this stage: once per stage, an

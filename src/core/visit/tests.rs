@@ -133,7 +133,7 @@ impl Host for Mock {
     ) -> String {
         candidate.summary_id()
     }
-    fn deliver(&self, outcome: Outcome<String>) -> Outcome<String> {
+    fn deliver(&mut self, outcome: Outcome<String>) -> Outcome<String> {
         outcome
     }
     fn warn_once(&self, message: impl FnOnce() -> String) {
