@@ -319,6 +319,13 @@ function turnNote(turnRecord) {
       .join('; ');
   }
   if (turnRecord.summarizerFailed) return 'summarizer failed — recall served verbatim';
+  // --background: the visit started (or found) the conversation's fold and did not wait.
+  const background = turnRecord.events.find((event) => event.reason.startsWith('fold-in-background'));
+  if (background) {
+    return background.evidence.coalesced
+      ? 'a fold is running in the background, no new call; recall served without it'
+      : `fold started in the background${background.evidence.summarizerCalled ? ' (summarizer called)' : ''}; recall served without it`;
+  }
   if (turnRecord.summaryRefused) return 'summary was not smaller — refused, span latched';
   if (turnRecord.summariesFromEarlierRuns.length > 0) {
     const count = turnRecord.summariesFromEarlierRuns.length;
