@@ -1,7 +1,8 @@
 //! A stage's config (SPEC §3), read by one function, [`Settings::read`]: at
 //! build, where every refusal is thrown by `summarize(config)` at once, and
-//! by each visit, from the copy the build checked. The numeric rules and
-//! the refusals' words are the core's.
+//! by a visit whose stage's plain config is no longer kept (`stage.rs`),
+//! from the copy the build checked. The numeric rules and the refusals'
+//! words are the core's.
 
 use std::rc::Rc;
 
@@ -21,8 +22,9 @@ use crate::core::events::threw;
 use crate::core::format::is_blank;
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
-/// them (once: later changes to the object change nothing), and checked.
-pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
+/// them (once: later changes to the object change nothing), and checked;
+/// beside it, the plain config the check read.
+pub fn checked_copy(config: &JsValue) -> Result<(Object, Rc<StageConfig>), ConfigError> {
     if !config.is_object() {
         return Err(ConfigError::not_an_object(&describe(config)));
     }
@@ -35,7 +37,7 @@ pub fn checked_copy(config: &JsValue) -> Result<Object, ConfigError> {
         let checked = settings.core.keep_details.map_or(JsValue::FALSE, |bounds| to_js(&bounds));
         let _ = Reflect::set(&copy, &JsValue::from_str(Key::KeepDetails.name()), &checked);
     }
-    Ok(copy)
+    Ok((copy, settings.core))
 }
 
 /// Refuses a key the stage does not read: it would be dropped silently.
@@ -107,6 +109,22 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings of a copy the build checked, whose plain config is
+    /// known already: only its JS values are read again.
+    pub fn with_core(copy: &Object, core: Rc<StageConfig>) -> Settings {
+        let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
+        let function = |key| get(key).map(JsValue::unchecked_into::<Function>);
+        Settings {
+            llm: option(copy, Key::Llm),
+            store: get(Key::Store),
+            on_event: function(Key::OnEvent),
+            now: function(Key::Now),
+            count_tokens: function(Key::CountTokens),
+            wait_until: function(Key::WaitUntil),
+            core,
+        }
+    }
+
     /// Reads and checks every option of a config's copy: the summarizer and
     /// the store first, then the numbers, the strings and the functions.
     pub fn read(copy: &Object, reading: Reading) -> Result<Settings, ConfigError> {

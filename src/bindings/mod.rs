@@ -98,9 +98,9 @@ impl From<Refusal> for JsValue {
 /// and returns the stage function with `fold` attached.
 #[wasm_bindgen]
 pub fn summarize(config: JsValue) -> Result<JsValue, Refusal> {
-    let copy = config::checked_copy(&config)?;
+    let (copy, plain) = config::checked_copy(&config)?;
     register_entry_points();
-    let handle = StageHandle::new(&copy, js::next_stage_id());
+    let handle = StageHandle::new(&copy, js::next_stage_id(), plain);
     Ok(js::make_stage(&handle))
 }
 

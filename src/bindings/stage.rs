@@ -9,6 +9,16 @@
 //! `{ ...config }` reads it, and checked then: `config.rs`), the stage's id
 //! and its once-only flags. The only Wasm state a stage can own is its
 //! latch, from its first refusal on (`memory.rs`).
+//!
+//! The plain config the build read (numbers, texts, the shape: no JS value)
+//! is kept for the most recently built stages, so their visits read only
+//! the config's functions and objects again. Reading it all took a fifth
+//! of a visit below the trigger, and each background fold held a copy of
+//! its own (README, "Decisions worth knowing"). A stage built longer ago
+//! reads it from its copy, as the build did, and gets the same config.
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
@@ -16,7 +26,27 @@ use wasm_bindgen::JsCast;
 
 use super::config::{Reading, Settings};
 use super::js;
-use crate::core::config::ConfigError;
+use crate::core::config::{ConfigError, StageConfig};
+
+/// How many stages' plain configs are kept: a server's shared stages, and
+/// the stage a request has just built.
+const KEPT_CONFIGS: usize = 16;
+
+thread_local! {
+    /// The plain configs of the latest stages built, by stage id, oldest first.
+    static PLAIN_CONFIGS: RefCell<Vec<(f64, Rc<StageConfig>)>> = RefCell::default();
+}
+
+/// Keeps `config` for stage `id`, letting go of the oldest kept past `KEPT_CONFIGS`.
+fn keep_plain_config(id: f64, config: Rc<StageConfig>) {
+    PLAIN_CONFIGS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.len() == KEPT_CONFIGS {
+            kept.remove(0);
+        }
+        kept.push((id, config));
+    });
+}
 
 #[wasm_bindgen]
 extern "C" {
@@ -46,7 +76,9 @@ extern "C" {
 }
 
 impl StageHandle {
-    pub fn new(config: &Object, id: f64) -> StageHandle {
+    /// A stage over a checked copy of its config, and the plain config the check read.
+    pub fn new(config: &Object, id: f64, plain: Rc<StageConfig>) -> StageHandle {
+        keep_plain_config(id, plain);
         let handle: StageHandle = Object::new().unchecked_into();
         handle.set_config(config);
         handle.set_id(id);
@@ -67,6 +99,13 @@ impl StageHandle {
     /// The settings of the copy this stage was built with, which was checked
     /// then (so reading it again is not refused).
     pub fn settings(&self) -> Result<Settings, ConfigError> {
-        Settings::read(&self.config(), Reading::Visit)
+        let id = self.id();
+        let kept = PLAIN_CONFIGS.with(|kept| kept.borrow().iter().find(|(of, _)| *of == id).map(|(_, c)| c.clone()));
+        if let Some(plain) = kept {
+            return Ok(Settings::with_core(&self.config(), plain));
+        }
+        let settings = Settings::read(&self.config(), Reading::Visit)?;
+        keep_plain_config(id, settings.core.clone());
+        Ok(settings)
     }
 }
