@@ -11,7 +11,7 @@
 //! latch, from its first refusal on (`memory.rs`).
 //!
 //! The plain config the build read (numbers, texts, the shape: no JS value)
-//! is kept for the most recently built stages, so their visits read only
+//! is kept for the stages built (or read again) most recently, so their visits read only
 //! the config's functions and objects again. Reading it all took a fifth
 //! of a visit below the trigger, and each background fold held a copy of
 //! its own (README, "Decisions worth knowing"). A stage built longer ago
