@@ -1,8 +1,10 @@
 //! A stage's config (SPEC §3), read by one function, [`Settings::read`]: at
 //! build, where every refusal is thrown by `summarize(config)` at once, and
 //! by a visit whose stage's plain config is no longer kept (`stage.rs`),
-//! from the copy the build checked. The numeric rules and the refusals'
-//! words are the core's.
+//! from the copy the build checked. A visit whose stage's plain config is
+//! kept reads only the JS values again, by [`Settings::with_core`], with
+//! which `read` ends. The numeric rules and the refusals' words are the
+//! core's.
 
 use std::rc::Rc;
 
@@ -110,7 +112,8 @@ pub struct Settings {
 
 impl Settings {
     /// The settings of a copy the build checked, whose plain config is
-    /// known already: only its JS values are read again.
+    /// known already: only its JS values are read again. [`Settings::read`]
+    /// ends here too, so the two cannot take a JS value two ways.
     pub fn with_core(copy: &Object, core: Rc<StageConfig>) -> Settings {
         let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
         let function = |key| get(key).map(JsValue::unchecked_into::<Function>);
@@ -194,16 +197,16 @@ impl Settings {
             Some(value) if !value.is_function() => Err(refused(key, &value)),
             value => Ok(value.map(JsValue::unchecked_into::<Function>)),
         };
-        let on_event = function(Key::OnEvent)?;
-        let now = function(Key::Now)?;
+        function(Key::OnEvent)?;
+        function(Key::Now)?;
         let count_tokens = function(Key::CountTokens)?;
-        let wait_until = function(Key::WaitUntil)?;
-        if wait_until.is_some() && !core.background {
+        if function(Key::WaitUntil)?.is_some() && !core.background {
             return Err(ConfigError::wait_until_without_background());
         }
         core.tokens = token_options(count_tokens.is_some(), number)?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
-        Ok(Settings { llm, store, on_event, now, count_tokens, wait_until, core: Rc::new(core) })
+        // The JS values as every visit takes them, by the one function that does.
+        Ok(Settings::with_core(copy, Rc::new(core)))
     }
 }
 

@@ -2,8 +2,9 @@
 //! flights and latch, which the visit drives. A latch is in Wasm memory
 //! from its stage's first refusal on; that stage's handle is then
 //! registered with a `FinalizationRegistry`, which frees the latch once
-//! the handle is collected. A stage that never refused anything owns no
-//! Wasm memory at all (see `stage.rs`).
+//! the handle is collected. Besides, only the plain configs of the 16
+//! latest stages are kept (`stage.rs`): a stage that never refused
+//! anything owns no other Wasm memory.
 
 use std::rc::Rc;
 

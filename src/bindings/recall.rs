@@ -22,16 +22,6 @@ pub struct Recall {
     pub id_keys: Vec<String>,
 }
 
-impl Recall {
-    fn with_capacity(entries: usize) -> Recall {
-        Recall {
-            entries: Vec::with_capacity(entries),
-            facts: Vec::with_capacity(entries),
-            id_keys: Vec::with_capacity(entries),
-        }
-    }
-}
-
 /// One loaded entry, as read.
 pub struct LoadedEntry {
     /// The caller's own entry.
@@ -83,8 +73,7 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     if snapshot.length() as usize > MAX_ENTRIES {
         return Err(too_large(TooLarge::Endless));
     }
-    // Sized once: a background fold keeps these for as long as its call runs.
-    let mut recall = Recall::with_capacity(snapshot.length() as usize);
+    let mut recall = Recall::default();
     let mut named = Vec::new();
     let mut budget = IdBudget::new();
     for (index, entry) in snapshot.iter().enumerate() {

@@ -7,8 +7,9 @@
 //! (README, "Memory") builds 100,000 stages without yielding. So the handle
 //! is a JS object holding a copy of the config (taken once at build, as
 //! `{ ...config }` reads it, and checked then: `config.rs`), the stage's id
-//! and its once-only flags. The only Wasm state a stage can own is its
-//! latch, from its first refusal on (`memory.rs`).
+//! and its once-only flags. The Wasm state a stage can own is its latch,
+//! from its first refusal on (`memory.rs`), and, while it is among the
+//! latest, its plain config (below).
 //!
 //! The plain config the build read (numbers, texts, the shape: no JS value)
 //! is kept for the stages built (or read again) most recently, so their visits read only

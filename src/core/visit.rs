@@ -94,8 +94,8 @@ pub fn summary_entry<'a, V>(
 }
 
 /// The stage a visit runs for: its id (which tells its latch and flights
-/// apart from every other stage's), its config (read from the copy its
-/// build checked), and the module's memory of flights and latches.
+/// apart from every other stage's), its config (as its build read it),
+/// and the module's memory of flights and latches.
 pub struct Stage<Entry> {
     pub id: f64,
     pub config: Rc<StageConfig>,

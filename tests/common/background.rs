@@ -243,3 +243,25 @@ async fn with_claims_the_call_after_the_visit_gets_the_span_and_the_end_names_ev
     covered.push("msg-summary-claim-1-4".into());
     assert_eq!(summary["metadata"]["summarizes"]["coveredIds"], json!(covered));
 }
+
+#[wasm_bindgen_test]
+async fn with_claims_a_provider_called_after_the_visit_gets_the_whole_span_in_its_transcript() {
+    // The provider's transcript is written after the claim, from the span's
+    // contents as the fold kept them once the visit had returned.
+    let config = background_config(json!({ "claims": true, "claimLeaseMs": 30000, "timeoutMs": 1000 }));
+    let f =
+        Fixture::with_functions(json!({ "shape": "provider", "claims": "ok" }), config, &[("now", eval("() => 5000"))]);
+    let messages = conversation(6, 2, 100, "c1");
+    f.run(&f.scope(&messages)).await;
+    assert_eq!(f.call_count(), 0, "the claim is awaited first, after the visit");
+    settled(&f.stage).await;
+    assert_eq!(f.call_count(), 1);
+    let transcript = f.field("calls")[0]["messages"][0]["content"].as_str().unwrap().to_owned();
+    for k in 0..8 {
+        let content = get(&get(&messages.get(k), "value"), "content").as_string().unwrap();
+        assert!(transcript.contains(&content), "span entry {k}'s content is in the transcript");
+    }
+    let tail = get(&get(&messages.get(8), "value"), "content").as_string().unwrap();
+    assert!(!transcript.contains(&tail), "the tail is not");
+    assert!(reason(&on_events(&f).pop().unwrap()).starts_with("folded 8 entries"));
+}
