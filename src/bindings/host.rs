@@ -109,8 +109,8 @@ pub struct JsHost {
     source_identity: Option<JsValue>,
     /// The span's lines for a provider's transcript; None when a role has no string form.
     span_lines: Option<Vec<SpanLine>>,
-    /// The span's entries, by index.
-    span: Vec<usize>,
+    /// The span's entries, by index (the visit's own list).
+    span: Rc<[usize]>,
     /// What a background fold keeps of recall once its visit has its
     /// result (`entries` is then empty).
     kept: Option<KeptForFold>,
@@ -174,7 +174,7 @@ fn read(
         identity,
         source_identity: None,
         span_lines: None,
-        span: Vec::new(),
+        span: Rc::from([]),
         kept: None,
         target: Cell::new(target),
     };
@@ -190,8 +190,8 @@ impl Host for JsHost {
     /// The identity as a plain copy (one that cannot be read or copied is
     /// left out); the roles only for a provider, since a callback is given
     /// the span's own value objects.
-    fn keep_span(&mut self, span: &[usize], facts: &[EntryFacts]) {
-        self.span = span.to_vec();
+    fn keep_span(&mut self, span: &Rc<[usize]>, facts: &[EntryFacts]) {
+        self.span = span.clone();
         if self.settings.core.model().is_some() {
             self.span_lines = recall::span_roles(&self.entries, span).map(|roles| {
                 let line = |(role, &index): (Option<String>, &usize)| SpanLine {
@@ -199,7 +199,7 @@ impl Host for JsHost {
                     turn: facts[index].turn,
                     summary: facts[index].summary.is_some(),
                 };
-                roles.into_iter().zip(span).map(line).collect()
+                roles.into_iter().zip(span.iter()).map(line).collect()
             });
         }
         let source = &self.entries[span[0]].source;
@@ -423,7 +423,7 @@ impl JsHost {
         let entries = std::mem::take(&mut self.entries);
         let (contents, values) =
             (Array::new_with_length(entries.len() as u32), Array::new_with_length(entries.len() as u32));
-        for &index in &self.span {
+        for &index in self.span.iter() {
             let entry = &entries[index];
             if let Some(content) = &entry.content {
                 contents.set(index as u32, content.clone().into());

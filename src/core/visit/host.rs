@@ -63,7 +63,7 @@ pub trait Host: Sized + 'static {
     /// entries (the first one's `source.identity`, SPEC §2; each role for a
     /// provider's transcript, §5), once the span is known and before anything
     /// is awaited: the caller may change or reuse its objects meanwhile.
-    fn keep_span(&mut self, span: &[usize], facts: &[EntryFacts]);
+    fn keep_span(&mut self, span: &Rc<[usize]>, facts: &[EntryFacts]);
     /// The span's contents as text (empty when absent).
     fn span_texts(&self, span: &[usize]) -> Vec<String>;
 

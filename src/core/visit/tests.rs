@@ -67,7 +67,7 @@ impl Host for Mock {
     type Writer = ();
     type Delivered = Outcome<String>;
 
-    fn keep_span(&mut self, _span: &[usize], _facts: &[EntryFacts]) {}
+    fn keep_span(&mut self, _span: &Rc<[usize]>, _facts: &[EntryFacts]) {}
     fn span_texts(&self, span: &[usize]) -> Vec<String> {
         span.iter().map(|&index| "m".repeat(self.facts[index].content_units)).collect()
     }
