@@ -416,7 +416,7 @@ impl JsHost {
     /// A background fold keeps, while its call runs, three handles
     /// instead of a handle per field of every entry: with thousands of
     /// hung folds in flight, those handles were most of what they held
-    /// (README, "Memory"). It reads every id (its event names the entries
+    /// (README, "Hung summarizers"). It reads every id (its event names the entries
     /// recall dropped) and the span's contents (the audit) and values (a
     /// callback called after a claim).
     fn keep_for_fold(&mut self) {

@@ -247,7 +247,7 @@ impl<H: Host> Run<H> {
     /// later step's state is boxed where that step starts: a fold waiting
     /// on its call (in the background, perhaps until its deadline) holds
     /// only what waiting needs. Thousands of hung background folds held
-    /// three times as much before (README, "Memory").
+    /// three times as much before (README, "Hung summarizers").
     async fn lead(self: Box<Self>, first: First<H::Text>) -> H::Delivered {
         let (call, held) = match first {
             First::Call(call) => (call, None),
