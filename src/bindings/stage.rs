@@ -4,7 +4,7 @@
 //! A stage made per request must be freed by ordinary garbage collection:
 //! Rust state behind a wasm-bindgen object is freed only by a finalizer,
 //! which runs only when the event loop turns, and the per-request soak
-//! (README, "Memory") builds 100,000 stages without yielding. So the handle
+//! (README, "Per-request soak") builds 100,000 stages without yielding. So the handle
 //! is a JS object holding a copy of the config (taken once at build, as
 //! `{ ...config }` reads it, and checked then: `config.rs`), the stage's id
 //! and its once-only flags. The Wasm state a stage can own is its latch,
