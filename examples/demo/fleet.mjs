@@ -102,27 +102,35 @@ function writesPerSpan(workers) {
 }
 
 /**
- * Plays `turn` on every live worker and resolves to their `done` messages (a
- * worker that exits meanwhile gives none). `replay`: the turn's messages are
- * not written (a retried request); `holdAfterLoad`: each run waits after its
- * load for `go` (see `releaseOnceAllLoaded`). Each worker keeps its latest
- * paid count and summary writes.
+ * Plays `turn` on every live worker and resolves to their `done` messages.
+ * `replay`: the turn's messages are not written (a retried request);
+ * `holdAfterLoad`: each run waits after its load for `go` (see
+ * `releaseOnceAllLoaded`).
  */
 export async function playTurn(workers, turn, { replay = false, holdAfterLoad = false } = {}) {
+  return askEveryLiveWorker(workers, { type: 'turn', turn, replay, holdAfterLoad }, 'done');
+}
+
+/**
+ * Sends `message` to every live worker and resolves to their `replyType`
+ * replies (a worker that exits meanwhile gives none), each naming its
+ * process. Each worker keeps its latest paid count and summary writes.
+ */
+async function askEveryLiveWorker(workers, message, replyType) {
   const live = workers.filter((worker) => worker.alive);
-  const done = await Promise.all(
+  const replies = await Promise.all(
     live.map(async (worker) => {
-      const reply = worker.next('done');
-      worker.child.send({ type: 'turn', turn, replay, holdAfterLoad });
-      const message = await reply;
-      if (message !== undefined) {
-        worker.paid = message.paid;
-        worker.summaryWrites = message.summaryWrites;
+      const reply = worker.next(replyType);
+      worker.child.send(message);
+      const answer = await reply;
+      if (answer !== undefined) {
+        worker.paid = answer.paid;
+        worker.summaryWrites = answer.summaryWrites;
       }
-      return message && { ...message, process: worker.index };
+      return answer && { ...answer, process: worker.index };
     }),
   );
-  return done.filter(Boolean);
+  return replies.filter(Boolean);
 }
 
 /**
@@ -131,20 +139,7 @@ export async function playTurn(workers, turn, { replay = false, holdAfterLoad = 
  * are the folds' own events.
  */
 export async function settleWorkers(workers) {
-  const live = workers.filter((worker) => worker.alive);
-  const settled = await Promise.all(
-    live.map(async (worker) => {
-      const reply = worker.next('settled');
-      worker.child.send({ type: 'settle' });
-      const message = await reply;
-      if (message !== undefined) {
-        worker.paid = message.paid;
-        worker.summaryWrites = message.summaryWrites;
-      }
-      return message && { ...message, process: worker.index };
-    }),
-  );
-  return settled.filter(Boolean);
+  return askEveryLiveWorker(workers, { type: 'settle' }, 'settled');
 }
 
 /** Stops every live worker and waits for all of them to exit. */

@@ -155,6 +155,36 @@ async function startFleet(count, options) {
   return Promise.all(Array.from({ length: count }, (_, index) => startWorker(index, options, Date.now())));
 }
 
+/**
+ * The stub answers every call but the first: the process that made it is
+ * killed once that call is at the server (mid-call). `at` holds when the
+ * first and the second call arrived; `killed` resolves to the killed leader.
+ */
+function killTheFirstCaller(workers) {
+  const at = { firstCall: undefined, secondCall: undefined };
+  let firstCallArrived;
+  const arrived = new Promise((resolveArrived) => (firstCallArrived = resolveArrived));
+  respond = (request, res) => {
+    if (at.firstCall === undefined) {
+      at.firstCall = Date.now();
+      firstCallArrived();
+      return;
+    }
+    at.secondCall ??= Date.now();
+    answer(res, summaryText(request));
+  };
+  const calling = new Promise((resolveCalling) => {
+    for (const worker of workers) {
+      worker.listeners.add((message) => message.type === 'calling' && resolveCalling(worker));
+    }
+  });
+  const killed = Promise.all([calling, arrived]).then(([leader]) => {
+    leader.child.kill('SIGKILL');
+    return leader;
+  });
+  return { at, killed };
+}
+
 const eventsOf = (dones) => dones.flatMap((done) => done.runs.flatMap((run) => run.events));
 
 for (const kind of ['redis', 'sqlite']) {
@@ -165,30 +195,7 @@ for (const kind of ['redis', 'sqlite']) {
     const leaseMs = 2000;
     const workers = await startFleet(4, workerOptions(options, { leaseMs }));
     const from = stub.requests.length;
-    let firstCallAt;
-    let secondCallAt;
-    let firstCallArrived;
-    const arrived = new Promise((resolveArrived) => (firstCallArrived = resolveArrived));
-    // The first call is never answered: its process is killed while it waits.
-    respond = (request, res) => {
-      if (firstCallAt === undefined) {
-        firstCallAt = Date.now();
-        firstCallArrived();
-        return;
-      }
-      secondCallAt ??= Date.now();
-      answer(res, summaryText(request));
-    };
-    const calling = new Promise((resolveCalling) => {
-      for (const worker of workers) {
-        worker.listeners.add((message) => message.type === 'calling' && resolveCalling(worker));
-      }
-    });
-    // Killed once its request is at the server: mid-call.
-    const killed = Promise.all([calling, arrived]).then(([leader]) => {
-      leader.child.kill('SIGKILL');
-      return leader;
-    });
+    const { at, killed } = killTheFirstCaller(workers);
     try {
       // A retried request: the same recall on every process, so the same span.
       const first = await playTurn(workers, 12, { replay: true });
@@ -199,14 +206,14 @@ for (const kind of ['redis', 'sqlite']) {
       assert.ok(eventsOf(first).every((event) => event.reason.startsWith('summarized-elsewhere')), 'they found it claimed');
       // Retried every 100 ms: verbatim while the dead leader's lease holds, then one pays.
       const events = [];
-      while (secondCallAt === undefined) {
+      while (at.secondCall === undefined) {
         events.push(...eventsOf(await playTurn(workers, 12, { replay: true })));
         await sleep(100);
-        assert.ok(Date.now() - firstCallAt < 20_000, 'the span is paid again within its lease and a bit');
+        assert.ok(Date.now() - at.firstCall < 20_000, 'the span is paid again within its lease and a bit');
       }
       const calls = callsBySpan(from);
       assert.deepEqual(Object.values(calls), [2], `one span, paid by the dead leader and once more: ${JSON.stringify(calls)}`);
-      assert.ok(secondCallAt - firstCallAt >= leaseMs - 100, `paid again ${secondCallAt - firstCallAt} ms after the first call, the lease is ${leaseMs}`);
+      assert.ok(at.secondCall - at.firstCall >= leaseMs - 100, `paid again ${at.secondCall - at.firstCall} ms after the first call, the lease is ${leaseMs}`);
       assert.ok(events.some((event) => event.reason.startsWith('summarized-elsewhere')), 'retries inside the lease made no call');
       // Afterwards every retry loads the summary.
       const later = await playTurn(workers, 12, { replay: true });
@@ -231,29 +238,7 @@ for (const kind of ['redis', 'sqlite']) {
     const leaseMs = 3000;
     const workers = await startFleet(4, workerOptions(options, { background: true, timeoutMs, leaseMs }));
     const from = stub.requests.length;
-    let firstCallAt;
-    let secondCallAt;
-    let firstCallArrived;
-    const arrived = new Promise((resolveArrived) => (firstCallArrived = resolveArrived));
-    // The first call is never answered: its process is killed while it waits.
-    respond = (request, res) => {
-      if (firstCallAt === undefined) {
-        firstCallAt = Date.now();
-        firstCallArrived();
-        return;
-      }
-      secondCallAt ??= Date.now();
-      answer(res, summaryText(request));
-    };
-    const calling = new Promise((resolveCalling) => {
-      for (const worker of workers) {
-        worker.listeners.add((message) => message.type === 'calling' && resolveCalling(worker));
-      }
-    });
-    const killed = Promise.all([calling, arrived]).then(([leader]) => {
-      leader.child.kill('SIGKILL');
-      return leader;
-    });
+    const { at, killed } = killTheFirstCaller(workers);
     const endsOf = (settled) => settled.flatMap((done) => done.ends);
     try {
       // Every visit returns without waiting for the call: recall verbatim, the fold in the background.
@@ -272,17 +257,17 @@ for (const kind of ['redis', 'sqlite']) {
         JSON.stringify(others.map((end) => end.reason.slice(0, 40))));
       // Retried every 100 ms: background folds find the dead leader's lease, then one pays.
       const ends = [];
-      while (secondCallAt === undefined) {
+      while (at.secondCall === undefined) {
         const turn = await playTurn(workers, 12, { replay: true });
         assert.ok(eventsOf(turn).every((event) => event.evidence.background === true), 'every visit is served at once');
         ends.push(...endsOf(await settleWorkers(workers)));
         await sleep(100);
-        assert.ok(Date.now() - firstCallAt < 20_000, 'the span is paid again within its lease and a bit');
+        assert.ok(Date.now() - at.firstCall < 20_000, 'the span is paid again within its lease and a bit');
       }
       ends.push(...endsOf(await settleWorkers(workers)));
       const calls = callsBySpan(from);
       assert.deepEqual(Object.values(calls), [2], `one span, paid by the dead leader and once more: ${JSON.stringify(calls)}`);
-      assert.ok(secondCallAt - firstCallAt >= leaseMs - 100, `paid again ${secondCallAt - firstCallAt} ms after the first call, the lease is ${leaseMs}`);
+      assert.ok(at.secondCall - at.firstCall >= leaseMs - 100, `paid again ${at.secondCall - at.firstCall} ms after the first call, the lease is ${leaseMs}`);
       assert.ok(ends.some((end) => end.reason.startsWith('summarized-elsewhere')), 'retries inside the lease made no call');
       const folded = ends.filter((end) => end.reason.startsWith('folded'));
       assert.equal(folded.length, 1, `one background fold wrote the summary: ${JSON.stringify(ends.map((end) => end.reason.slice(0, 40)))}`);
