@@ -13,10 +13,12 @@
 //!
 //! The plain config the build read (numbers, texts, the shape: no JS value)
 //! is kept for the stages built (or read again) most recently, so their visits read only
-//! the config's functions and objects again. Reading it all took a fifth
-//! of a visit below the trigger, and each background fold held a copy of
-//! its own (README, "Decisions worth knowing"). A stage built longer ago
-//! reads it from its copy, as the build did, and gets the same config.
+//! the config's functions and objects again. Each background fold held a
+//! copy of its own: with a 2,000-character `systemPrompt`, thousands of
+//! hung folds held nearly twice the memory; and reading it all took a
+//! fifth of a visit below the trigger (README, "Decisions worth knowing").
+//! A stage built longer ago reads it from its copy, as the build did, and
+//! gets the same config.
 
 use std::cell::RefCell;
 use std::rc::Rc;
