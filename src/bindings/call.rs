@@ -88,8 +88,8 @@ impl Started {
     }
 }
 
-/// A host timer (the join window's): ends after its time; dropped before
-/// then, it stops, so no timer outlives what waits on it.
+/// A host timer (a call's `timeoutMs`, a join window): ends after its
+/// time; dropped before then, it stops, so no timer outlives what waits on it.
 pub struct Timer {
     deadline: Deadline,
     ended: Settlement,

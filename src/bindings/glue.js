@@ -69,7 +69,7 @@ export function awaitable(value) {
 
 /**
  * Reports the waits whose promise became garbage unsettled (src/bindings/settlement.rs). Where the platform
- * has no FinalizationRegistry, such a wait is kept, as it was before.
+ * has no FinalizationRegistry, such a wait is kept until its deadline, or for good without one.
  */
 const unsettled =
   typeof FinalizationRegistry === 'undefined'
@@ -149,9 +149,12 @@ export function onInstanceFailure(replace) {
 export function makeStage(handle) {
   const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
   stage.fold = (loaded, identity) => guarded(() => entryPoints.fold(handle, loaded, identity));
-  stage.settled = () => Promise.all(handle.backgroundFolds ?? []).then(() => undefined);
+  stage.settled = () => Promise.all(backgroundFolds.get(handle) ?? []).then(() => undefined);
   return stage;
 }
+
+/** Each stage's background folds in flight (the ends `trackBackgroundFold` returns), by the stage's handle. */
+const backgroundFolds = new WeakMap();
 
 /** The ends of the background folds in flight: resolved at once by an instance's failure, which stops them. */
 const foldEnds = new Set();
@@ -162,7 +165,8 @@ const foldEnds = new Set();
  * folds no more, so its failure ends them.
  */
 export function trackBackgroundFold(handle, fold) {
-  const folds = (handle.backgroundFolds ??= new Set());
+  let folds = backgroundFolds.get(handle);
+  if (folds === undefined) backgroundFolds.set(handle, (folds = new Set()));
   let end;
   const ended = new Promise((resolve) => {
     end = resolve;

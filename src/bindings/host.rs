@@ -21,7 +21,7 @@ use super::output::{to_js, AsIs};
 use super::recall::{self, LoadedEntry, Recall, Unusable};
 use super::stage::StageHandle;
 use super::tokens;
-use crate::core::config::Key;
+use crate::core::config::{Key, StageConfig};
 use crate::core::decision::Candidate;
 use crate::core::details::Audit;
 use crate::core::events::{self, warning, Event, InvalidSpot};
@@ -46,7 +46,7 @@ pub struct Read {
 pub struct BackgroundFolds {
     handle: StageHandle,
     wait_until: Option<Function>,
-    strategy_id: String,
+    config: Rc<StageConfig>,
 }
 
 /// `stage(scope)`: reads `scope.loaded` and `scope.identity`, may assign
@@ -73,11 +73,11 @@ pub fn promise_of(visited: Visited<JsHost>, background: Option<BackgroundFolds>)
         (Visited::Later(delivered), _) => future_to_promise(async move { Ok(delivered.await) }),
         (Visited::Background { now, fold }, background) => {
             let fold = future_to_promise(async move { Ok(fold.await) });
-            if let Some(BackgroundFolds { handle, wait_until, strategy_id }) = background {
+            if let Some(BackgroundFolds { handle, wait_until, config }) = background {
                 let ended = js::track_background_fold(&handle, &fold);
                 // The platform's: a throw (an unbound `ctx.waitUntil`) leaves the visit alone.
                 if let Some(Err(error)) = wait_until.map(|wait_until| wait_until.call1(&JsValue::UNDEFINED, &ended)) {
-                    handle.warn_once(|| warning::wait_until_threw(&strategy_id, &js::cause_of(&error)));
+                    handle.warn_once(|| warning::wait_until_threw(&config.strategy_id, &js::cause_of(&error)));
                 }
             }
             Promise::resolve(&now)
@@ -165,7 +165,7 @@ fn read(
     let background = settings.core.background.then(|| BackgroundFolds {
         handle: handle.clone().unchecked_into(),
         wait_until: settings.wait_until.clone(),
-        strategy_id: settings.core.strategy_id.clone(),
+        config: settings.core.clone(),
     });
     let host = JsHost {
         handle,
@@ -414,11 +414,11 @@ impl JsHost {
     }
 
     /// A background fold keeps, while its call runs, three handles
-    /// instead of a handle per field of every entry: with thousands of
-    /// hung folds in flight, those handles were most of what they held
-    /// (README, "Hung summarizers"). It reads every id (its event names the entries
-    /// recall dropped) and the span's contents (the audit) and values (a
-    /// callback called after a claim).
+    /// instead of a handle per field of every entry, which would be most
+    /// of what thousands of hung folds hold (README, "Hung summarizers").
+    /// It reads every id (its event names the entries recall dropped) and
+    /// the span's contents (the audit) and values (a callback called after
+    /// a claim).
     fn keep_for_fold(&mut self) {
         let entries = std::mem::take(&mut self.entries);
         let (contents, values) =

@@ -3,8 +3,8 @@
 //! `JsFuture` keeps its two callbacks from Rust, in the externref table, a
 //! root JS cannot see past; so does a closure from `once_into_js` until it
 //! is called; and wasm-bindgen-futures' task holds its own waker while it is
-//! pending. A visit awaiting a summarizer that never answered was kept, with
-//! everything it read, for the life of the process. Here the promise's
+//! pending: a visit awaiting a summarizer that never answers would be kept,
+//! with everything it read, for the life of the process. Here the promise's
 //! reactions hold only a number (`glue.js` `onSettled`): when the promise
 //! becomes garbage, JS's `FinalizationRegistry` reports the wait abandoned,
 //! the visit goes on to its end, and its task is freed, as the original's

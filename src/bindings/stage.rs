@@ -12,13 +12,12 @@
 //! latest, its plain config (below).
 //!
 //! The plain config the build read (numbers, texts, the shape: no JS value)
-//! is kept for the stages built (or read again) most recently, so their visits read only
-//! the config's functions and objects again. Each background fold held a
-//! copy of its own: with a 2,000-character `systemPrompt`, thousands of
-//! hung folds held nearly twice the memory; and reading it all took a
-//! fifth of a visit below the trigger (README, "Decisions worth knowing").
-//! A stage built longer ago reads it from its copy, as the build did, and
-//! gets the same config.
+//! is kept for the stages used most recently, so their visits read only
+//! the config's functions and objects again, and the background folds of a
+//! stage share one copy instead of holding one each (README, "Decisions
+//! worth knowing", gives the memory and time this saves). A stage used
+//! longer ago reads it from its copy, as the build did, and gets the same
+//! config.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,11 +35,13 @@ use crate::core::config::{ConfigError, StageConfig};
 const KEPT_CONFIGS: usize = 16;
 
 thread_local! {
-    /// The plain configs of the latest stages built, by stage id, oldest first.
+    /// The plain configs of the stages used most recently, by stage id,
+    /// the least recently used first.
     static PLAIN_CONFIGS: RefCell<Vec<(f64, Rc<StageConfig>)>> = RefCell::default();
 }
 
-/// Keeps `config` for stage `id`, letting go of the oldest kept past `KEPT_CONFIGS`.
+/// Keeps `config` for stage `id` as the most recently used, letting go of
+/// the least recently used past `KEPT_CONFIGS`.
 fn keep_plain_config(id: f64, config: Rc<StageConfig>) {
     PLAIN_CONFIGS.with(|kept| {
         let mut kept = kept.borrow_mut();
@@ -51,10 +52,21 @@ fn keep_plain_config(id: f64, config: Rc<StageConfig>) {
     });
 }
 
+/// Stage `id`'s kept plain config, now the most recently used.
+fn kept_plain_config(id: f64) -> Option<Rc<StageConfig>> {
+    PLAIN_CONFIGS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let at = kept.iter().position(|(of, _)| *of == id)?;
+        let used = kept.remove(at);
+        let config = used.1.clone();
+        kept.push(used);
+        Some(config)
+    })
+}
+
 #[wasm_bindgen]
 extern "C" {
-    /// `{ config, id, warned, claimsNoted }`, made by [`StageHandle::new`]
-    /// (glue.js adds `backgroundFolds`, the background folds running).
+    /// `{ config, id, warned, claimsNoted }`, made by [`StageHandle::new`].
     pub type StageHandle;
     /// The config's copy, checked at build.
     #[wasm_bindgen(method, getter)]
@@ -103,8 +115,7 @@ impl StageHandle {
     /// then (so reading it again is not refused).
     pub fn settings(&self) -> Result<Settings, ConfigError> {
         let id = self.id();
-        let kept = PLAIN_CONFIGS.with(|kept| kept.borrow().iter().find(|(of, _)| *of == id).map(|(_, c)| c.clone()));
-        if let Some(plain) = kept {
+        if let Some(plain) = kept_plain_config(id) {
             return Ok(Settings::with_core(&self.config(), plain));
         }
         let settings = Settings::read(&self.config(), Reading::Visit)?;

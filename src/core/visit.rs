@@ -246,8 +246,9 @@ impl<H: Host> Run<H> {
     /// Steps 8–10, then the run's one ending. The run is boxed, and each
     /// later step's state is boxed where that step starts: a fold waiting
     /// on its call (in the background, perhaps until its deadline) holds
-    /// only what waiting needs. Thousands of hung background folds held
-    /// three times as much before (README, "Hung summarizers").
+    /// only what waiting needs, not the largest step's state, which with
+    /// thousands of hung folds would be most of what they hold (README,
+    /// "Hung summarizers").
     async fn lead(self: Box<Self>, first: First<H::Text>) -> H::Delivered {
         let (call, held) = match first {
             First::Call(call) => (call, None),

@@ -53,6 +53,27 @@ test('a visit started inside another that fails the instance leaves the outer on
   await assert.rejects(stage({}), /WebAssembly instance failed \(unreachable\)/);
 });
 
+test('a failed instance ends the background folds it was running: settled() and what waitUntil got both resolve', async () => {
+  const glue = await import(`../../src/bindings/glue.js?background=${Date.now()}`);
+  const handle = {};
+  let ended;
+  const run = (stageHandle, scope) => {
+    if (scope.fail) throw new WebAssembly.RuntimeError('unreachable');
+    // A background fold whose future the failed instance will never poll again.
+    ended = glue.trackBackgroundFold(stageHandle, new Promise(() => {}));
+    return Promise.resolve();
+  };
+  glue.useEntryPoints(run, run);
+  const stage = glue.makeStage(handle);
+  await stage({});
+  const pending = Symbol('pending');
+  const now = (promise) => Promise.race([promise.then(() => 'resolved'), new Promise((resolve) => setTimeout(resolve, 20, pending))]);
+  assert.equal(await now(stage.settled()), pending, 'settled() waits for the running fold');
+  await assert.rejects(stage({ fail: true }), /WebAssembly instance failed \(unreachable\)/);
+  assert.equal(await now(ended), 'resolved', "waitUntil's promise resolves");
+  assert.equal(await now(stage.settled()), 'resolved', 'settled() resolves');
+});
+
 test('with a replacement, the failing visit and those in flight reject, and later visits run on the new instance', async () => {
   const glue = await import(`../../src/bindings/glue.js?replace=${Date.now()}`);
   const warnings = [];
