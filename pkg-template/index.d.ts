@@ -431,7 +431,8 @@ export interface SummarizeConfig {
   readonly strategyId?: string;
   /**
    * Beyond the original: called for every event, in addition to
-   * `scope.$emit`. A throwing observer does not fail the turn.
+   * `scope.$emit`; a background fold's own event (when its calls end) comes
+   * here alone. A throwing observer does not fail the turn.
    */
   readonly onEvent?: (type: StrategyAppliedEventType, payload: StrategyAppliedPayload) => void;
   /**
