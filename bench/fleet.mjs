@@ -118,6 +118,8 @@ export function renderFleet({ turns, folds, concurrency, rows, cost }) {
   return [
     `### Fleet: paid summarizer calls per span (${turns} turns, ${concurrency} concurrent runs a turn in each process, Redis)`,
     '',
+    'Measured on the package in `pkg/dist`, which the demo\'s fleet workers load: `--subject` and `--baseline` do not apply here.',
+    '',
     '| processes | claims | paid calls | spans written | summary writes | paid calls per span |',
     '|---:|:---|---:|---:|---:|---:|',
     ...rows.map((row) => `| ${row.processes} | ${row.claims ? 'on' : 'off'} | ${row.paid} | ${row.spans} | ${row.writes} | ${(row.paid / row.spans).toFixed(2)} |`),
