@@ -20,8 +20,10 @@
 //       loaded, so no replica reads another's writes of the same turn; a
 //       test can act there, e.g. stop the store
 //   { type: 'done', turn, runs, paid, summaryWrites }  paid and summaryWrites: this process's so far
-//   { type: 'settled', ends }  the ended background folds' events since
-//       the last `settled` (with `options.background`)
+//   { type: 'settled', ends, paid, summaryWrites }  the ended background
+//       folds' events since the last `settled`, with `options.background`
+//       (which the demo's CLI does not offer with --processes: the fleet
+//       tests drive it); paid and summaryWrites as in `done`
 //   { type: 'failed', message }
 
 import { pathToFileURL } from 'node:url';

@@ -175,7 +175,7 @@ export class Harness {
     if (mode === 'reject') throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
     if (mode === 'bad') return 'OK';
     if (mode === 'keep' && expectedVersion !== 0) return { applied: false, currentVersion: 7 };
-    if (mode === 'hangGiveUp' && expectedVersion !== 0) return new Promise(() => {});
+    if (mode === 'hangGiveUp' && expectedVersion !== 0) return this.hung();
     if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, this.options.claimDelayMs));
     if (mode === 'taken' && expectedVersion === 0) return { applied: false, currentVersion: 1 };
     const now = this.options.storeNow ?? 1000;
