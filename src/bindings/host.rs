@@ -3,7 +3,6 @@
 //! calls into the caller's summarizer and store, the stage's warning, and
 //! where a visit's result goes.
 
-use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -116,7 +115,7 @@ pub struct JsHost {
     kept: Option<KeptForFold>,
     /// Taken by the visit's one delivery: a background fold that goes on
     /// keeps nothing of the caller's.
-    target: Cell<Target>,
+    target: Target,
 }
 
 /// What a background fold keeps of recall while its call runs, indexed as
@@ -176,7 +175,7 @@ fn read(
         span_lines: None,
         span: Rc::from([]),
         kept: None,
-        target: Cell::new(target),
+        target,
     };
     Ok(Read { host, stage, loaded, background })
 }
@@ -339,7 +338,7 @@ impl Host for JsHost {
     /// `stage.fold`'s result; a fold going on keeps only what it reads.
     fn deliver(&mut self, outcome: Outcome<JsValue>) -> JsValue {
         let target = match outcome.audience {
-            Audience::Visit | Audience::VisitWhileFolding => self.target.take(),
+            Audience::Visit | Audience::VisitWhileFolding => std::mem::take(&mut self.target),
             Audience::Observers => Target::Observers,
         };
         let delivered = self.deliver_to(&target, &outcome);

@@ -216,11 +216,16 @@ impl StageConfig {
         self.timeout_ms.is_none().then_some(JOIN_WINDOW_MS)
     }
 
-    /// The bound on each call into the summarizer and the store:
-    /// `timeoutMs`, or with `background` and none, [`BACKGROUND_TIMEOUT_MS`].
+    /// The bound on each call into the summarizer and the store ([`call_deadline_ms`]).
     pub fn call_timeout_ms(&self) -> Option<f64> {
-        self.timeout_ms.or(self.background.then_some(BACKGROUND_TIMEOUT_MS))
+        call_deadline_ms(self.timeout_ms, self.background)
     }
+}
+
+/// The bound on each call into the summarizer and the store: `timeoutMs`,
+/// or with `background` and none, [`BACKGROUND_TIMEOUT_MS`].
+pub fn call_deadline_ms(timeout_ms: Option<f64>, background: bool) -> Option<f64> {
+    timeout_ms.or(background.then_some(BACKGROUND_TIMEOUT_MS))
 }
 
 mod keys;

@@ -101,9 +101,8 @@ pub(super) fn trigger_chars_option(value: f64) -> Result<usize, ConfigError> {
 pub const DEFAULT_CLAIM_LEASE_MS: f64 = 60_000.0;
 
 /// `claims` and `claimLeaseMs` together: the lease when claims are on,
-/// which must outlast three of each call's deadline: `timeoutMs`, or with
-/// `background` and none, [`BACKGROUND_TIMEOUT_MS`]. `claims` was checked
-/// to be a boolean or absent, `lease` to be a number.
+/// which must outlast three of each call's deadline ([`call_deadline_ms`]).
+/// `claims` was checked to be a boolean or absent, `lease` to be a number.
 pub fn claim_lease_option(
     claims: bool,
     lease: Option<f64>,
@@ -111,7 +110,7 @@ pub fn claim_lease_option(
     background: bool,
     has_store: bool,
 ) -> Result<Option<f64>, ConfigError> {
-    let deadline = timeout_ms.or(background.then_some(BACKGROUND_TIMEOUT_MS));
+    let deadline = call_deadline_ms(timeout_ms, background);
     let shortest = deadline.map_or(1.0, |deadline| (3.0 * deadline).max(1.0));
     if !claims {
         return match lease {
