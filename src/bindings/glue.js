@@ -69,23 +69,29 @@ export function awaitable(value) {
 
 /**
  * Reports the waits whose promise became garbage unsettled (src/bindings/settlement.rs). Where the platform
- * has no FinalizationRegistry, such a wait is kept until its deadline, or for good without one.
+ * has no FinalizationRegistry, such a wait holds its visit until its deadline (for good without one), and its
+ * slot, a few bytes, after that.
  */
 const unsettled =
   typeof FinalizationRegistry === 'undefined'
     ? { register() {}, unregister() {} }
-    : new FinalizationRegistry(({ settle, id }) => settle(id));
+    : new FinalizationRegistry((report) => report());
 
 /**
  * `settle(id, true, value)` or `settle(id, false, error)` once `promise` settles, or `settle(id)` once it is
- * garbage: only the promise's reactions hold the wait (its token), and they hold no Rust memory.
+ * garbage: only the promise's reactions hold the wait (its token), and they hold no Rust memory. Each report runs
+ * as a task of the instance that made the wait (`guardTask`): a failure in it ends that instance, as one in a
+ * visit does, and a failed instance's waits are never reported.
  */
 export function onSettled(promise, id, settle) {
   const token = {};
-  unsettled.register(token, { settle, id }, token);
+  let outcome = [];
+  const report = guardTask(() => settle(id, ...outcome));
+  unsettled.register(token, report, token);
   const settled = (fulfilled, value) => {
     unsettled.unregister(token);
-    settle(id, fulfilled, value);
+    outcome = [fulfilled, value];
+    report();
   };
   promise.then(
     (value) => settled(true, value),
