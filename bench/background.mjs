@@ -18,7 +18,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSummaryEntry, messageEntry, selectRecent } from '../tests/support/memory-pipeline.mjs';
-import { SETTINGS } from '../examples/demo/setup.mjs';
+import { SETTINGS } from '../examples/demo/settings.mjs';
 
 const AGENT_TURN_MS = 1000;
 const VISIT_BUDGET_MS = 40;

@@ -16,10 +16,10 @@ import { parseArgs } from 'node:util';
 import { contentTokens, pickWithinBudget, runMemoryTurn } from '../../tests/support/memory-pipeline.mjs';
 import { SCRIPTED_TURN_COUNT, turnMessages } from './conversation.mjs';
 import { runFleet } from './fleet.mjs';
+import { SETTINGS } from './settings.mjs';
 import {
   IDENTITY,
   PACKAGE_ENTRY,
-  SETTINGS,
   contentChars,
   loadTokenCounter,
   buildDemo,

@@ -1,6 +1,6 @@
 // What the demo's single run and its fleet workers (fleet.mjs) share: the
-// conversation's identity, the pipeline and stage settings, the counted
-// summarizer, the store, and how a turn's result is read.
+// conversation's identity, the pipeline and stage built from the settings
+// (settings.mjs), the counted summarizer, the store, and how a turn's result is read.
 
 import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { STRATEGY_EVENT, createMemoryPipeline, createMonotonicClock, isSummaryEntry } from '../../tests/support/memory-pipeline.mjs';
 import { openRedisStore } from '../../tests/support/redis-store.mjs';
 import { openAiCompatibleProvider } from '../../www/openai-provider.js';
+import { SETTINGS } from './settings.mjs';
 import { openSqliteStore } from './sqlite-store.mjs';
 
 /** The built package the demo runs (bash examples/demo.sh builds it when missing or stale). */
@@ -18,23 +19,6 @@ export const IDENTITY = Object.freeze({
   tenant: 'northwind-home',
   principal: 'maya.okafor',
   conversationId: 'support-case-CS-20931',
-});
-
-// The pipeline and stage settings, chosen so the 60 scripted turns show
-// several folds, each one paid once and reused on the turns after it. The
-// messages average ~90 characters and the package's label alone is ~330, so
-// a fold pays off only over a span of several turns: hence minFoldEntries 16.
-export const SETTINGS = Object.freeze({
-  loadLimit: 48, // LoadRecent: the 48 newest entries (≈ 24 turns)
-  budgetChars: 8000, // PickByBudget: generous, so it never hides what folding did
-  triggerMinEntries: 12, // consider folding once 12 entries (6 turns) are loaded
-  preserveRecent: 4, // the last 2 turns always stay verbatim
-  minFoldEntries: 16, // fold at least 8 turns at a time
-  extractiveMaxChars: 400, // the offline summary's budget
-  openAiTimeoutMs: 30_000,
-  // --tokens: one o200k_base counter for the stage and PickByBudget.
-  preserveRecentTokens: 120, // the newest whole turns holding 120 tokens: 2 or 3 turns
-  budgetTokens: 2000, // as generous as budgetChars
 });
 
 /**
