@@ -123,8 +123,9 @@ async fn without_timeout_ms_a_hung_call_leaves_every_visit_fast_until_the_defaul
 async fn a_newer_summary_loaded_meanwhile_is_never_written_over() {
     let f = Fixture::new(json!({ "reply": { "gate": true, "text": "short summary" } }), background_config(json!({})));
     let identity = js(&json!({ "conversationId": "c1" }));
-    f.fold(&conversation(6, 2, 100, "c1"), &identity).await; // folds turns 1–4
-                                                             // Meanwhile another process wrote a summary of turns 1–9, which the next turn loads.
+    // This turn folds turns 1–4. Meanwhile another process wrote a summary
+    // of turns 1–9, which the next turn loads.
+    f.fold(&conversation(6, 2, 100, "c1"), &identity).await;
     let covered: Array = conversation(9, 2, 100, "c1").iter().map(|entry| get(&entry, "id")).collect();
     let next = Array::of1(&summary_of("msg-summary-1-9", &covered, 9.0));
     for entry in conversation(16, 2, 100, "c1").iter().skip(18) {
