@@ -3,7 +3,7 @@
 //! from its stage's first refusal on; that stage's handle is then
 //! registered with a `FinalizationRegistry`, which frees the latch once
 //! the handle is collected. Besides, only the plain configs of the 16
-//! latest stages are kept (`stage.rs`): a stage that never refused
+//! stages used most recently are kept (`stage.rs`): a stage that never refused
 //! anything owns no other Wasm memory.
 
 use std::rc::Rc;
