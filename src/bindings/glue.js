@@ -84,19 +84,25 @@ const unsettled =
  * visit does, and a failed instance's waits are never reported.
  */
 export function onSettled(promise, id, settle) {
+  const report = reporter(settle, id);
   const token = {};
-  let outcome = [];
-  const report = guardTask(() => settle(id, ...outcome));
   unsettled.register(token, report, token);
   const settled = (fulfilled, value) => {
     unsettled.unregister(token);
-    outcome = [fulfilled, value];
-    report();
+    report(fulfilled, value);
   };
   promise.then(
     (value) => settled(true, value),
     (error) => settled(false, error),
   );
+}
+
+/**
+ * `settle(id, ...outcome)`, guarded. Made in a scope of its own: a closure made inside `onSettled` would share
+ * its context, token included, and the registry's holdings must not reach the token they report on.
+ */
+function reporter(settle, id) {
+  return guardTask((...outcome) => settle(id, ...outcome));
 }
 
 /**
@@ -306,16 +312,17 @@ function fail(error, born) {
 }
 
 /**
- * A task of wasm-bindgen-futures' queue (it polls a visit after an await), run so that a failure inside it ends
- * the instance as one in a visit's first part does (the package entry's instanceFactory wraps every task).
+ * A task of wasm-bindgen-futures' queue (it polls a visit after an await), or a wait's report (`onSettled`; its
+ * arguments are passed on), run so that a failure inside it ends the instance as one in a visit's first part does
+ * (the package entry's instanceFactory wraps every task).
  */
 export function guardTask(task) {
   const born = failures;
-  return () => {
+  return (...args) => {
     // A task of an instance that has failed polls only visits rejected already.
     if (currentFailure() !== undefined || failures !== born) return;
     try {
-      task();
+      task(...args);
     } catch (error) {
       fail(error, born); // a task runs on a stack of its own
     }
