@@ -1,6 +1,6 @@
 //! Finding a span's details: its words, and the detail each word starts.
 
-use super::vocabulary::{is_currency_sign, is_currency_word, is_ordinal_suffix, same_word, MONTHS, UNITS, WORD_SIGNS};
+use super::vocabulary::{is_currency_sign, is_currency_word, is_listed, is_ordinal_suffix, MONTHS, UNITS, WORD_SIGNS};
 use crate::core::notation::{is_cjk, is_number_unit, Read};
 
 /// Punctuation no detail starts with, which may stand before a word.
@@ -88,8 +88,6 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
         return (None, 1);
     }
     let next = words.get(at + 1).copied().unwrap_or("");
-    // The lists are in lower case.
-    let is = |word: &str, list: &[&str]| list.iter().any(|known| same_word(known, word));
     let starts = |prefix: &str| word.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix));
     let offset = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize;
     let joined = |count: usize| {
@@ -173,12 +171,12 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     if let Some(count) = date_words(words, at) {
         return (Some(joined(count)), count);
     }
-    if is_amount(word) && is(next, UNITS) {
+    if is_amount(word) && is_listed(next, UNITS) {
         return (Some(joined(2)), 2);
     }
     if let Some(split) = word.find(|c: char| !c.is_ascii_digit() && c != '.' && c != ',') {
         let (number, unit) = word.split_at(split);
-        if !number.is_empty() && is_amount(number) && is(unit, UNITS) {
+        if !number.is_empty() && is_amount(number) && is_listed(unit, UNITS) {
             return (Some(word), 1);
         }
     }
@@ -354,10 +352,7 @@ fn time_words(words: &[&str], at: usize) -> Option<usize> {
 /// 2026`, `3. März`, `3 марта 2026`, `3 de marzo de 2026`: a month's name
 /// with a day (a month alone, or `may` alone, is no detail).
 fn date_words(words: &[&str], at: usize) -> Option<usize> {
-    let month = |w: &str| {
-        let w = w.trim_end_matches('.');
-        MONTHS.iter().any(|m| same_word(m, w))
-    };
+    let month = |w: &str| is_listed(w.trim_end_matches('.'), MONTHS);
     let day = |w: &str| {
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &w[digits.len()..];
@@ -372,7 +367,9 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
     let year = |w: &str| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit());
     let next = words.get(at + 1).copied().unwrap_or("");
     let after = words.get(at + 2).copied().unwrap_or("");
-    if month(words[at]) && day(next) {
+    // The day first: it rejects most words in a few steps, a month's name
+    // only after every language's months.
+    if day(next) && month(words[at]) {
         return Some(if year(after) { 3 } else { 2 });
     }
     if day(words[at]) && month(next) {

@@ -1,6 +1,8 @@
 //! The words and signs details are written with: currencies, units,
 //! months, ordinals, in the languages the audit reads.
 
+use std::borrow::Cow;
+
 /// How a percentage is written in canonical text, whether `%`, `percent` or `per cent`.
 pub(super) const PERCENT_CODE: &str = "pct";
 
@@ -84,7 +86,8 @@ pub(super) fn is_currency_sign(c: char) -> bool {
 }
 
 pub(super) fn currency_code(word: &str) -> Option<&'static str> {
-    CURRENCY_WORDS.iter().find(|&&(known, _)| same_word(known, word)).map(|&(_, code)| code)
+    let word = lower_case(word);
+    CURRENCY_WORDS.iter().find(|&&(known, _)| known == word).map(|&(_, code)| code)
 }
 
 /// A word that names a currency on its own: a currency's word or code, or a
@@ -93,6 +96,24 @@ pub(super) fn is_currency_word(word: &str) -> bool {
     let mut chars = word.chars();
     let lone_sign = chars.next().is_some_and(is_currency_sign) && chars.next().is_none();
     lone_sign || currency_code(word).is_some() || WORD_SIGNS.iter().any(|&(sign, _)| sign == word)
+}
+
+/// Whether `word` is one of `list` (each in lower case) in any case. The
+/// word is put in lower case once, not once per listed word: every fold
+/// looks words up in every language's months, the first fold within a
+/// serverless cold start (README, "Cold start").
+pub(super) fn is_listed(word: &str, list: &[&str]) -> bool {
+    let word = lower_case(word);
+    list.iter().any(|&known| known == word)
+}
+
+/// `word` in lower case, char by char, as the lists here hold words: `ZŁ`
+/// is `zł`, `Марта` is `марта`. Borrowed when it already is.
+fn lower_case(word: &str) -> Cow<'_, str> {
+    match word.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        true => Cow::Borrowed(word),
+        false => Cow::Owned(word.chars().flat_map(char::to_lowercase).collect()),
+    }
 }
 
 /// Whether `word` is `known` (lower case) in any case: `ZŁ` is `zł`,
