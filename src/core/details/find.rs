@@ -100,7 +100,7 @@ fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str
     // runs the audit, the first one within a serverless cold start, which
     // this shortens (README, "Cold start"). A detector for a detail with no
     // digit and no mark must be tried above it.
-    let marked = word.bytes().any(|b| b.is_ascii_digit() || b"@/\\#%".contains(&b))
+    let marked = word.bytes().any(|b| b.is_ascii_digit() || matches!(b, b'@' | b'/' | b'\\' | b'#' | b'%'))
         || word.starts_with(is_currency_sign)
         || word.ends_with(is_currency_sign)
         || starts("www.");

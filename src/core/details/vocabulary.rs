@@ -78,6 +78,11 @@ pub(super) const TWO_WORD_MARKS: &[(&str, &str, &str)] =
     &[("per", "cent", PERCENT_CODE), ("us", "dollars", "usd"), ("us", "dollar", "usd")];
 
 pub(super) fn sign_code(c: char) -> Option<&'static str> {
+    // Every word's first and last characters are looked up, most of them
+    // ASCII letters, and `$` is the one ASCII sign.
+    if c.is_ascii() && c != '$' {
+        return None;
+    }
     CURRENCY_SIGNS.iter().find(|&&(sign, _)| sign == c).map(|&(_, code)| code)
 }
 
