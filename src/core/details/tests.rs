@@ -420,11 +420,14 @@ fn a_long_run_of_digit_groups_is_read_in_linear_time() {
 
 #[test]
 fn listed_words_are_found_in_any_case() {
-    // The lists are compared with a word put in lower case: a listed word
-    // that is not in lower case itself could never be found.
-    let lists = [vocabulary::MONTHS, vocabulary::UNITS];
-    for known in lists.iter().flat_map(|list| list.iter()) {
-        assert_eq!(known.chars().flat_map(char::to_lowercase).collect::<String>(), *known);
+    // The lists are compared with a word put in lower case, and a word
+    // longer than the longest listed one is not: a listed word in another
+    // case, or longer, could never be found.
+    let currencies = vocabulary::CURRENCY_WORDS.iter().map(|&(word, _)| word);
+    let listed = vocabulary::MONTHS.iter().chain(vocabulary::UNITS).copied().chain(currencies);
+    for known in listed {
+        assert_eq!(known.chars().flat_map(char::to_lowercase).collect::<String>(), known);
+        assert!(known.len() <= vocabulary::LONGEST_LISTED, "{known}");
     }
     let details = found("Paid 649 ZŁ on 3 МАРТА 2026, 14 MÄRZ and MARCH 14; it weighs 2 KG.");
     assert_eq!(details, ["649 ZŁ", "3 МАРТА 2026", "14 MÄRZ", "MARCH 14", "2 KG"]);

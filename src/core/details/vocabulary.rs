@@ -37,7 +37,7 @@ pub(super) const WORD_SIGNS: &[(&str, &str)] =
     &[("R$", "brl"), ("US$", "usd"), ("C$", "cad"), ("A$", "aud"), ("HK$", "hkd")];
 
 /// Each currency word, with its currency's code (`pounds` is read as money).
-const CURRENCY_WORDS: &[(&str, &str)] = &[
+pub(super) const CURRENCY_WORDS: &[(&str, &str)] = &[
     ("usd", "usd"),
     ("eur", "eur"),
     ("gbp", "gbp"),
@@ -91,7 +91,7 @@ pub(super) fn is_currency_sign(c: char) -> bool {
 }
 
 pub(super) fn currency_code(word: &str) -> Option<&'static str> {
-    let word = lower_case(word);
+    let word = lower_case(word)?;
     CURRENCY_WORDS.iter().find(|&&(known, _)| known == word).map(|&(_, code)| code)
 }
 
@@ -108,17 +108,25 @@ pub(super) fn is_currency_word(word: &str) -> bool {
 /// looks words up in every language's months, the first fold within a
 /// serverless cold start (README, "Cold start").
 pub(super) fn is_listed(word: &str, list: &[&str]) -> bool {
-    let word = lower_case(word);
-    list.iter().any(|&known| known == word)
+    lower_case(word).is_some_and(|word| list.iter().any(|&known| known == word))
 }
 
-/// `word` in lower case, char by char, as the lists here hold words: `ZŁ`
-/// is `zł`, `Марта` is `марта`. Borrowed when it already is.
-fn lower_case(word: &str) -> Cow<'_, str> {
-    match word.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+/// No word the lists here hold is longer, in bytes (a test holds them to it).
+pub(super) const LONGEST_LISTED: usize = 16;
+
+/// `word` in lower case, char by char, as the lists here hold words (`ZŁ`
+/// is `zł`, `Марта` is `марта`); borrowed when it already is. None when
+/// it is too long to be a listed word: a character is at most four bytes
+/// and its lower case at least one, so a longer word is not copied (a
+/// message may hold a word of a megabyte).
+fn lower_case(word: &str) -> Option<Cow<'_, str>> {
+    if word.len() > 4 * LONGEST_LISTED {
+        return None;
+    }
+    Some(match word.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
         true => Cow::Borrowed(word),
         false => Cow::Owned(word.chars().flat_map(char::to_lowercase).collect()),
-    }
+    })
 }
 
 /// Whether `word` is `known` (lower case) in any case: `ZŁ` is `zł`,
