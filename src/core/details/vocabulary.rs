@@ -11,7 +11,7 @@ pub(super) fn is_ordinal_suffix(suffix: &str) -> bool {
     ["st", "nd", "rd", "th"].iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix))
 }
 /// Each currency sign, with the code of its most common currency (`$` is `usd`).
-const CURRENCY_SIGNS: &[(char, &str)] = &[
+pub(super) const CURRENCY_SIGNS: &[(char, &str)] = &[
     ('$', "usd"),
     ('€', "eur"),
     ('£', "gbp"),
@@ -115,9 +115,10 @@ pub(super) fn is_listed(word: &str, list: &[&str]) -> bool {
 pub(super) const LONGEST_LISTED: usize = 16;
 
 /// `word` in lower case, char by char, as the lists here hold words (`ZŁ`
-/// is `zł`, `Марта` is `марта`); borrowed when it already is. None when
-/// it is too long to be a listed word: a character is at most four bytes
-/// and its lower case at least one, so a longer word is not copied (a
+/// is `zł`, `Марта` is `марта`); borrowed when it is ASCII with no
+/// capital. None when it is too long to be a listed word: a character is
+/// at most four bytes and its lower case at least one, so a word of more
+/// than four times [`LONGEST_LISTED`] is none, and is not copied (a
 /// message may hold a word of a megabyte).
 fn lower_case(word: &str) -> Option<Cow<'_, str>> {
     if word.len() > 4 * LONGEST_LISTED {
