@@ -1,8 +1,6 @@
 //! The words and signs details are written with: currencies, units,
 //! months, ordinals, in the languages the audit reads.
 
-use std::borrow::Cow;
-
 /// How a percentage is written in canonical text, whether `%`, `percent` or `per cent`.
 pub(super) const PERCENT_CODE: &str = "pct";
 
@@ -11,7 +9,7 @@ pub(super) fn is_ordinal_suffix(suffix: &str) -> bool {
     ["st", "nd", "rd", "th"].iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix))
 }
 /// Each currency sign, with the code of its most common currency (`$` is `usd`).
-pub(super) const CURRENCY_SIGNS: &[(char, &str)] = &[
+const CURRENCY_SIGNS: &[(char, &str)] = &[
     ('$', "usd"),
     ('€', "eur"),
     ('£', "gbp"),
@@ -78,11 +76,6 @@ pub(super) const TWO_WORD_MARKS: &[(&str, &str, &str)] =
     &[("per", "cent", PERCENT_CODE), ("us", "dollars", "usd"), ("us", "dollar", "usd")];
 
 pub(super) fn sign_code(c: char) -> Option<&'static str> {
-    // Every word's first and last characters are looked up, most of them
-    // ASCII letters, and `$` is the one ASCII sign.
-    if c.is_ascii() && c != '$' {
-        return None;
-    }
     CURRENCY_SIGNS.iter().find(|&&(sign, _)| sign == c).map(|&(_, code)| code)
 }
 
@@ -91,8 +84,8 @@ pub(super) fn is_currency_sign(c: char) -> bool {
 }
 
 pub(super) fn currency_code(word: &str) -> Option<&'static str> {
-    let word = lower_case(word)?;
-    CURRENCY_WORDS.iter().find(|&&(known, _)| known == word).map(|&(_, code)| code)
+    let is = matches_word(word);
+    CURRENCY_WORDS.iter().find(|&&(known, _)| is(known)).map(|&(_, code)| code)
 }
 
 /// A word that names a currency on its own: a currency's word or code, or a
@@ -103,42 +96,26 @@ pub(super) fn is_currency_word(word: &str) -> bool {
     lone_sign || currency_code(word).is_some() || WORD_SIGNS.iter().any(|&(sign, _)| sign == word)
 }
 
-/// Whether `word` is one of `list` (each in lower case) in any case. The
-/// word is put in lower case once, not once per listed word: every fold
-/// looks words up in every language's months, the first fold within a
-/// serverless cold start (README, "Cold start").
+/// Whether `word` is one of `list` (each in lower case) in any case.
 pub(super) fn is_listed(word: &str, list: &[&str]) -> bool {
-    lower_case(word).is_some_and(|word| list.iter().any(|&known| known == word))
+    list.iter().copied().any(matches_word(word))
 }
 
-/// No word the lists here hold is longer, in bytes (a test holds them to it).
-pub(super) const LONGEST_LISTED: usize = 16;
-
-/// `word` in lower case, char by char, as the lists here hold words (`ZŁ`
-/// is `zł`, `Марта` is `марта`); borrowed when it is ASCII with no
-/// capital. None when it is too long to be a listed word: a character is
-/// at most four bytes and its lower case at least one, so a word of more
-/// than four times [`LONGEST_LISTED`] is none, and is not copied (a
-/// message may hold a word of a megabyte).
-fn lower_case(word: &str) -> Option<Cow<'_, str>> {
-    if word.len() > 4 * LONGEST_LISTED {
-        return None;
-    }
-    Some(match word.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
-        true => Cow::Borrowed(word),
-        false => Cow::Owned(word.chars().flat_map(char::to_lowercase).collect()),
-    })
-}
-
-/// Whether `word` is `known` (lower case) in any case: `ZŁ` is `zł`,
-/// `Марта` is `марта`.
+/// Whether `word` is `known` (lower case) in any case.
 pub(super) fn same_word(known: &str, word: &str) -> bool {
-    // Most words are ASCII: compared without case as they are, every
-    // summary's every word against every table.
-    if word.is_ascii() {
-        return known.eq_ignore_ascii_case(word);
+    matches_word(word)(known)
+}
+
+/// Whether a word in lower case is `word` in any case: `ZŁ` is `zł`,
+/// `Марта` is `марта`. An ASCII word, as most are, is compared as it is.
+/// Whether `word` is ASCII is found once per lookup, not once per listed
+/// word: every fold looks words up in every language's months.
+fn matches_word(word: &str) -> impl Fn(&str) -> bool + '_ {
+    let ascii = word.is_ascii();
+    move |known| match ascii {
+        true => known.eq_ignore_ascii_case(word),
+        false => word.chars().flat_map(char::to_lowercase).eq(known.chars()),
     }
-    word.chars().flat_map(char::to_lowercase).eq(known.chars())
 }
 
 pub(super) const UNITS: &[&str] = &[
