@@ -2,7 +2,9 @@
 // pkg-template/: bundles the entry with esbuild as ESM and CJS with the Wasm
 // bytes inlined (so the default entries have no asset a bundler must know
 // about), as the workerd entry that imports the .wasm as a module, and as
-// the browser entry that fetches it; the .wasm is shipped beside them.
+// the browser entry that fetches it; the .wasm is shipped beside them. The
+// `./agentfootprint` subpath (src/agentfootprint/) is built as ESM and CJS
+// with agentfootprint, footprintjs and this package left as imports.
 import { build } from 'esbuild';
 import { cpSync, copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -77,6 +79,7 @@ cpSync(join(root, 'pkg-template'), pkg, { recursive: true });
 // The same declarations read as CommonJS, so `require` users on node16/nodenext
 // resolution get CJS types under "type": "module".
 copyFileSync(join(pkg, 'index.d.ts'), join(pkg, 'index.d.cts'));
+copyFileSync(join(pkg, 'agentfootprint.d.ts'), join(pkg, 'agentfootprint.d.cts'));
 // Published for the workerd entry, which imports it as a module (the other
 // entries inline the bytes); size reports read the exact shipped Wasm here.
 copyFileSync(wasmPath, join(pkg, 'dist/footprint_summarize_bg.wasm'));
@@ -110,4 +113,17 @@ await build({
 });
 // `footprint-summarize/browser`: the .wasm beside it, fetched and compiled while it streams.
 await build({ ...common, plugins: [wasmInit('wasm-init-url.mjs')], format: 'esm', outfile: join(pkg, 'dist/browser.mjs') });
+// `footprint-summarize/agentfootprint`: its peers and the main entry stay
+// imports, so the stage it builds is the one the user's own import loads.
+const agentfootprint = {
+  entryPoints: [join(root, 'src/agentfootprint/define-memory.mjs')],
+  bundle: true,
+  platform: 'neutral',
+  target: 'es2022',
+  legalComments: 'none',
+  logLevel: 'warning',
+  external: ['agentfootprint', 'agentfootprint/*', 'footprintjs', 'footprint-summarize'],
+};
+await build({ ...agentfootprint, format: 'esm', outfile: join(pkg, 'dist/agentfootprint.mjs') });
+await build({ ...agentfootprint, format: 'cjs', outfile: join(pkg, 'dist/agentfootprint.cjs') });
 console.log(`pkg/ assembled (${readFileSync(wasmPath).length} bytes of Wasm)`);

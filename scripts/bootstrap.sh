@@ -113,7 +113,17 @@ if [ ! -d "$root/node_modules" ] || [ "$root/package-lock.json" -nt "$root/node_
   log "npm ci"
   (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
-# 5. The other runtimes the package is tested in (Node 22, 24 and 26, Deno,
+# 5. agentfootprint, for the tests that run a real Agent: the registry here
+#    does not carry it, so it comes from ../shared/vendor when that is there
+#    (its README says how), installed without saving, so package.json and the
+#    lockfile stay valid on machines without it. Where it is absent, those
+#    tests are skipped and say what to install.
+vendored="$(ls "$root"/../shared/vendor/agentfootprint-*.tgz 2>/dev/null | tail -1 || true)"
+if [ -n "$vendored" ] && [ ! -f "$root/node_modules/agentfootprint/package.json" ]; then
+  log "npm install --no-save $(basename "$vendored") (from ../shared/vendor)"
+  (cd "$root" && npm install --no-save --no-audit --no-fund --loglevel=error "$vendored" >/dev/null)
+fi
+# 6. The other runtimes the package is tested in (Node 22, 24 and 26, Deno,
 #    Bun, and workerd through miniflare), each a registry package that ships
 #    its binary; installed apart from the dev tree, since each Node package
 #    links a `node` of its own.

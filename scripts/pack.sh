@@ -8,7 +8,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pkg="$root/pkg"
 out="$root/target/npm"
 
-for required in package.json index.d.ts dist/index.mjs dist/index.cjs dist/workerd.mjs dist/browser.mjs dist/footprint_summarize_bg.wasm; do
+for required in package.json index.d.ts dist/index.mjs dist/index.cjs dist/workerd.mjs dist/browser.mjs dist/agentfootprint.mjs dist/agentfootprint.cjs agentfootprint.d.ts dist/footprint_summarize_bg.wasm; do
   if [ ! -f "$pkg/$required" ]; then
     echo "pack: $pkg/$required is missing — run scripts/build.sh first" >&2
     exit 1

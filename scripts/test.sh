@@ -16,14 +16,14 @@ bash "$here/build.sh" || { echo "build failed"; exit 1; }
 # shellcheck source=toolchain-env.sh
 source "$here/toolchain-env.sh"
 
-declare -a names passed failed
+declare -a names passed failed skipped
 status=0
-record() { # name log-file passed failed exit-code
+record() { # name log-file passed failed exit-code [skipped]
   # A harness that ends badly without a failing test (it did not compile, or
   # crashed) still counts one failure, so the final line never reads clean.
   local failures="$4"
   if [ "$5" -ne 0 ] && [ "$4" -eq 0 ]; then failures=1; fi
-  names+=("$1"); passed+=("$3"); failed+=("$failures")
+  names+=("$1"); passed+=("$3"); failed+=("$failures"); skipped+=("${6:-0}")
   if [ "$5" -ne 0 ] || [ "$4" -ne 0 ] || [ "$3" -eq 0 ]; then
     status=1
     echo "---- $1 FAILED (exit $5); last lines of $2:"; tail -40 "$2"
@@ -52,13 +52,19 @@ count_node() {
   echo "$(grep -E '^# pass ' "$1" | awk '{s+=$3} END {print s+0}')" \
        "$(grep -E '^# fail ' "$1" | awk '{s+=$3} END {print s+0}')"
 }
+# node's TAP "# skip N": the tests that need agentfootprint where it is absent.
+count_node_skips() {
+  grep -E '^# skip ' "$1" | awk '{s+=$3} END {print s+0}'
+}
 run() { # name counter command...
   local name="$1" counter="$2"; shift 2
   local log="$logs/$name.log"
   echo "== $name: $*"
   "$@" >"$log" 2>&1; local code=$?
+  local skips=0
+  if [ "$counter" = count_node ]; then skips="$(count_node_skips "$log")"; fi
   # shellcheck disable=SC2046
-  record "$name" "$log" $("$counter" "$log") "$code"
+  record "$name" "$log" $("$counter" "$log") "$code" "$skips"
 }
 
 run house count_house node bench/house.mjs
@@ -67,6 +73,11 @@ run wasm-node count_rust wasm-pack test --node -- --test node
 run wasm-chromium count_rust wasm-pack test --headless --chrome -- --test browser
 FPS_TARBALL="$(bash scripts/pack.sh | tail -1)"
 export FPS_TARBALL
+# The tests that run a real agentfootprint Agent need it installed (bootstrap.sh
+# does, from ../shared/vendor); without it they are skipped, and counted.
+if [ ! -f node_modules/agentfootprint/package.json ]; then
+  echo "agentfootprint is not installed, so the js tests that run a real Agent are skipped: npm install --no-save ../shared/vendor/agentfootprint-9.62.0.tgz (or agentfootprint from a registry that carries it)"
+fi
 run js count_node node --test --test-reporter=tap tests/js/
 run bench-quick count_bench node bench/bench.mjs --quick
 # 300,000 recalls on one stage: a leak of a few bytes a visit shows (one did,
@@ -78,11 +89,11 @@ run soak-hung-blocking count_soak node bench/soak.mjs --hung blocking
 run soak-hung-background count_soak node bench/soak.mjs --hung background
 
 echo
-printf '%-16s %8s %8s\n' harness passed failed
-total_p=0; total_f=0
+printf '%-16s %8s %8s %8s\n' harness passed failed skipped
+total_p=0; total_f=0; total_s=0
 for i in "${!names[@]}"; do
-  printf '%-16s %8s %8s\n' "${names[$i]}" "${passed[$i]}" "${failed[$i]}"
-  total_p=$((total_p + passed[i])); total_f=$((total_f + failed[i]))
+  printf '%-16s %8s %8s %8s\n' "${names[$i]}" "${passed[$i]}" "${failed[$i]}" "${skipped[$i]}"
+  total_p=$((total_p + passed[i])); total_f=$((total_f + failed[i])); total_s=$((total_s + skipped[i]))
 done
-echo "tests: $total_p passed, $total_f failed"
+echo "tests: $total_p passed, $total_f failed, $total_s skipped"
 exit $status

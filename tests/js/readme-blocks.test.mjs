@@ -1,11 +1,10 @@
-// Every code block of the npm README, as the packed tarball ships it:
-//   - a block that needs only this package, footprintjs and gpt-tokenizer runs
-//     as written, in a consumer project that installed the tarball, and
-//     prints what its `// prints:` comments say;
-//   - a block that needs agentfootprint (not on this registry) says so on its
-//     first line, and passes no factory or segment of agentfootprint's as a
-//     stage: each of those is called where it is named (`pickByBudget`, a
-//     segment, twice), as agentfootprint's sources define them.
+// Every code block of the npm README, as the packed tarball ships it, runs
+// as written in a consumer project that installed the tarball, and prints
+// what its `// prints:` comments say. A block that imports agentfootprint
+// says so on its first line, passes no factory or segment of agentfootprint's
+// as a stage (each is called where it is named; `pickByBudget`, a segment,
+// twice), and runs in a project that also installed agentfootprint (skipped,
+// with the reason, where agentfootprint is not installed).
 
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { projectWithAgentfootprint, skipWithoutAgentfootprint } from './lib/agentfootprint.mjs';
 import { packageName, scratchProject } from './lib/scratch.mjs';
 
 const run = promisify(execFile);
@@ -96,21 +96,20 @@ test('the checker refuses the drop-in as it was written: a factory and a segment
 
 test('every js block of the npm README that needs agentfootprint says so and calls its factories and segments', () => {
   const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && /from 'agentfootprint/.test(block.code));
-  assert.ok(blocks.length >= 2, 'the drop-in and the Agent route');
+  assert.ok(blocks.length >= 3, 'the defineMemory switch, the drop-in and the Agent route');
   for (const block of blocks) {
     assert.match(block.code, NEEDS_AGENTFOOTPRINT, `README line ${block.line} (${block.heading}) says on its first line that it needs agentfootprint`);
     assert.deepEqual(uncalledAgentfootprintStages(block.code), [], `README line ${block.line} (${block.heading})`);
   }
 });
 
-test('every other js block of the npm README runs as written against the packed tarball and prints what it says', async () => {
-  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && !/from 'agentfootprint/.test(block.code));
-  assert.ok(blocks.length >= 4, `found ${blocks.length}`);
+/** Runs each block in `dir` as written, and holds it to its `// prints:` lines. */
+async function runAsWritten(blocks, dir) {
   for (const [index, block] of blocks.entries()) {
-    const file = join(project.dir, `readme-block-${index}.mjs`);
+    const file = join(dir, `readme-block-${index}.mjs`);
     writeFileSync(file, block.code);
     const where = `README line ${block.line} (${block.heading})`;
-    const { stdout } = await run(process.execPath, [file], { cwd: project.dir, timeout: 30_000 }).catch((error) => {
+    const { stdout } = await run(process.execPath, [file], { cwd: dir, timeout: 30_000 }).catch((error) => {
       assert.fail(`${where} does not run as written:\n${error.stderr || error.message}`);
     });
     const promised = [...block.code.matchAll(/\/\/ prints: (.+)$/gm)].map(([, expected]) => expected.trim());
@@ -124,4 +123,16 @@ test('every other js block of the npm README runs as written against the packed 
       `${where} prints what it says:\n${promised.join('\n')}\nit printed:\n${printed.join('\n')}`,
     );
   }
+}
+
+test('every other js block of the npm README runs as written against the packed tarball and prints what it says', async () => {
+  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && !/from 'agentfootprint/.test(block.code));
+  assert.ok(blocks.length >= 4, `found ${blocks.length}`);
+  await runAsWritten(blocks, project.dir);
+});
+
+test('every js block of the npm README that imports agentfootprint runs as written against agentfootprint and prints what it says', { skip: skipWithoutAgentfootprint }, async () => {
+  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && /from 'agentfootprint/.test(block.code));
+  assert.ok(blocks.length >= 3, `the defineMemory switch, the drop-in and the Agent route: found ${blocks.length}`);
+  await runAsWritten(blocks, (await projectWithAgentfootprint()).dir);
 });

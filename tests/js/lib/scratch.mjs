@@ -52,9 +52,22 @@ function packedTarball() {
 }
 
 /** The version of `name` the repo's own tests run against, so both agree. */
-function repoVersion(name) {
+export function repoVersion(name) {
   const manifest = join(repoRoot, 'node_modules', name, 'package.json');
   return JSON.parse(readFileSync(manifest, 'utf8')).version;
+}
+
+/** `npm install` of `specs` (npm specs or tarball paths) in `dir`, as a user installs them. */
+function npmInstall(dir, specs) {
+  try {
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    throw new Error(`npm install ${specs.join(' ')} in ${dir} failed:\n${error.stderr || error.message}`);
+  }
 }
 
 function createScratchProject() {
@@ -67,30 +80,21 @@ function createScratchProject() {
     join(dir, 'package.json'),
     JSON.stringify({ name: 'fps-consumer', version: '0.0.0', private: true }, null, 2),
   );
-  try {
-    execFileSync(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        tarball,
-        `footprintjs@${repoVersion('footprintjs')}`,
-        // The tokenizer the README's token examples import.
-        `gpt-tokenizer@${repoVersion('gpt-tokenizer')}`,
-      ],
-      { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-  } catch (error) {
-    throw new Error(`npm install in ${dir} failed:\n${error.stderr || error.message}`);
-  }
+  npmInstall(dir, [
+    tarball,
+    `footprintjs@${repoVersion('footprintjs')}`,
+    // The tokenizer the README's token examples import.
+    `gpt-tokenizer@${repoVersion('gpt-tokenizer')}`,
+  ]);
 
   const namespaces = new Map();
 
   return {
     dir,
+    /** Installs more packages into the project (npm specs or tarball paths), as a user would. */
+    install(...specs) {
+      npmInstall(dir, specs);
+    },
     /**
      * The ESM namespace of `specifier` as the scratch project resolves it
      * (the `import` condition). Default: this package.
