@@ -8,15 +8,19 @@
 // agentfootprint is not installed.
 
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 import { turnMessages } from '../../examples/demo/conversation.mjs';
 import { startRedis } from '../support/redis-server.mjs';
 import { projectWithAgentfootprint, skipWithoutAgentfootprint as skip } from './lib/agentfootprint.mjs';
+import { repoRoot } from './lib/scratch.mjs';
+
+const runFile = promisify(execFile);
 
 const IDENTITY = Object.freeze({ conversationId: 'c-agentfootprint' });
 /** Entry fields a store stamps with the wall clock: the two runs differ there only. */
@@ -302,6 +306,24 @@ test('background: true through defineMemory: no turn waits for a summarizer that
   assert.ok(prompts.at(-1).includes('[summary of earlier turns'), 'later turns recall the summary');
   const ids = new Set((await store.list(IDENTITY, { limit: 1000 })).entries.map((entry) => entry.id));
   for (let t = 1; t <= 20; t += 1) for (const i of [0, 1]) assert.ok(ids.has(`msg-${t}-${i}`), `msg-${t}-${i} is kept`);
+});
+
+test('tsc --strict accepts the declaration with this package\'s options and rejects misuse (nodenext ESM and CommonJS, bundler)', { skip }, async () => {
+  const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+  const fixture = fileURLToPath(new URL('./fixtures/types/define-memory.ts', import.meta.url));
+  for (const [name, extension, flags] of [
+    ['nodenext-esm', '.mts', ['--module', 'nodenext', '--moduleResolution', 'nodenext']],
+    ['nodenext-cjs', '.cts', ['--module', 'nodenext', '--moduleResolution', 'nodenext']],
+    ['bundler', '.ts', ['--module', 'esnext', '--moduleResolution', 'bundler']],
+  ]) {
+    const file = join(project.dir, `define-memory-${name}${extension}`);
+    copyFileSync(fixture, file);
+    // agentfootprint's own declarations name optional peers it does not
+    // install, so libraries are not checked; a type that did not resolve
+    // would leave the misuse above unflagged, which fails the run.
+    const result = await runFile(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--pretty', 'false', ...flags, file], { cwd: project.dir }).catch((error) => error);
+    assert.equal(result.code ?? 0, 0, `${name}: tsc reported:\n${result.stdout}${result.stderr}`);
+  }
 });
 
 let redis;

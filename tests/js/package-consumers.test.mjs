@@ -7,7 +7,8 @@
 // Needs pkg/ (scripts/build.sh). Without it the suite fails — it never skips.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -17,7 +18,7 @@ import { build as viteBuild } from 'vite';
 import webpack from 'webpack';
 import { rollup } from 'rollup';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
-import { repoRoot, scratchProject } from './lib/scratch.mjs';
+import { packedTarball, repoRoot, scratchProject } from './lib/scratch.mjs';
 import { bun, deno, pinnedNodes } from './lib/runtimes.mjs';
 import { serveDirectory } from './lib/static-server.mjs';
 import { assertConsumerScenario, publicExports } from './lib/consumer-checks.mjs';
@@ -360,6 +361,18 @@ describe('TypeScript', () => {
     { name: 'bundler', flags: ['--module', 'esnext', '--moduleResolution', 'bundler'], extension: '.ts', misuse: true },
     { name: 'node10', flags: ['--module', 'commonjs', '--moduleResolution', 'node10'], extension: '.ts' },
   ];
+
+  test('are-the-types-wrong finds no problem for `.` and `./agentfootprint` under node16 (ESM and CommonJS) and bundler', async () => {
+    const attw = join(repoRoot, 'node_modules/@arethetypeswrong/cli/dist/index.js');
+    const report = join(mkdtempSync(join(tmpdir(), 'fps-attw-')), 'attw.json');
+    // Written to a file: attw exits before a piped stdout of this size drains.
+    await run('bash', ['-c', `"${process.execPath}" "${attw}" "$1" --format json > "$2"`, 'attw', packedTarball(), report]).catch((error) => error);
+    const { analysis, problems } = JSON.parse(readFileSync(report, 'utf8'));
+    assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './agentfootprint', './browser', './package.json']);
+    const found = Object.values(problems ?? {}).flat().filter((problem) =>
+      ['.', './agentfootprint'].includes(problem.entrypoint) && ['node16-cjs', 'node16-esm', 'bundler'].includes(problem.resolutionKind));
+    assert.deepEqual(found, []);
+  });
 
   for (const mode of modes) {
     test(`tsc --strict accepts a consumer and rejects misuse (${mode.name})`, async () => {

@@ -35,7 +35,14 @@ export async function packageAndFootprint() {
   return { pkg: await project.importPackage(), footprint: await project.importPackage('footprintjs') };
 }
 
-function packedTarball() {
+let packed;
+/** The packed tarball: FPS_TARBALL, or what scripts/pack.sh packs (once per process). */
+export function packedTarball() {
+  packed ??= packTarball();
+  return packed;
+}
+
+function packTarball() {
   if (process.env.FPS_TARBALL) return resolve(process.env.FPS_TARBALL);
   let output;
   try {
