@@ -116,12 +116,8 @@ await build({ ...common, plugins: [wasmInit('wasm-init-url.mjs')], format: 'esm'
 // `footprint-summarize/agentfootprint`: its peers and the main entry stay
 // imports, so the stage it builds is the one the user's own import loads.
 const agentfootprint = {
+  ...common,
   entryPoints: [join(root, 'src/agentfootprint/define-memory.mjs')],
-  bundle: true,
-  platform: 'neutral',
-  target: 'es2022',
-  legalComments: 'none',
-  logLevel: 'warning',
   external: ['agentfootprint', 'agentfootprint/*', 'footprintjs', 'footprint-summarize'],
 };
 await build({ ...agentfootprint, format: 'esm', outfile: join(pkg, 'dist/agentfootprint.mjs') });

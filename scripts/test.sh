@@ -52,9 +52,9 @@ count_node() {
   echo "$(grep -E '^# pass ' "$1" | awk '{s+=$3} END {print s+0}')" \
        "$(grep -E '^# fail ' "$1" | awk '{s+=$3} END {print s+0}')"
 }
-# node's TAP "# skip N": the tests that need agentfootprint where it is absent.
+# node's TAP "# skipped N": the tests that need agentfootprint where it is absent.
 count_node_skips() {
-  grep -E '^# skip ' "$1" | awk '{s+=$3} END {print s+0}'
+  grep -E '^# skipped ' "$1" | awk '{s+=$3} END {print s+0}'
 }
 run() { # name counter command...
   local name="$1" counter="$2"; shift 2
@@ -75,9 +75,7 @@ FPS_TARBALL="$(bash scripts/pack.sh | tail -1)"
 export FPS_TARBALL
 # The tests that run a real agentfootprint Agent need it installed (bootstrap.sh
 # does, from ../shared/vendor); without it they are skipped, and counted.
-if [ ! -f node_modules/agentfootprint/package.json ]; then
-  echo "agentfootprint is not installed, so the js tests that run a real Agent are skipped: npm install --no-save ../shared/vendor/agentfootprint-9.62.0.tgz (or agentfootprint from a registry that carries it)"
-fi
+node -e "import('./tests/js/lib/agentfootprint.mjs').then(({ skipWithoutAgentfootprint: why }) => why && console.log('js: the tests that run a real Agent are skipped: ' + why))"
 run js count_node node --test --test-reporter=tap tests/js/
 run bench-quick count_bench node bench/bench.mjs --quick
 # 300,000 recalls on one stage: a leak of a few bytes a visit shows (one did,

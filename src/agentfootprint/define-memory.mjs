@@ -36,7 +36,7 @@ const AGENTFOOTPRINT_OPTION_KEYS = new Set([
  */
 const SET_FROM_AGENTFOOTPRINT = new Map([
   ['store', 'the memory\'s top-level `store`'],
-  ['triggerMinEntries', '`size` (the load window: the fold is considered once it is full)'],
+  ['triggerMinEntries', '`size`'],
   ['preserveRecent', '`recent`'],
   ['strategyId', 'the memory\'s `id`'],
 ]);
@@ -134,7 +134,7 @@ function refuseMisplaced(site, memoryOptions, beyond) {
     if (!Object.hasOwn(beyond, key)) continue;
     throw new TypeError(
       `${site}: \`strategy.${key}\` is set by defineMemory from ${source} (received ${describe(beyond[key])}). ` +
-        `Fix: remove it from \`strategy\` and set ${source.split(' (')[0]} instead.`,
+        `Fix: remove it from \`strategy\` and set ${source} instead.`,
     );
   }
 }
