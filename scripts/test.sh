@@ -18,19 +18,21 @@ source "$here/toolchain-env.sh"
 
 declare -a names passed failed skipped
 status=0
-record() { # name log-file passed failed exit-code [skipped]
+record() { # name log-file exit-code passed failed [skipped]
   # A harness that ends badly without a failing test (it did not compile, or
   # crashed) still counts one failure, so the final line never reads clean.
-  local failures="$4"
-  if [ "$5" -ne 0 ] && [ "$4" -eq 0 ]; then failures=1; fi
-  names+=("$1"); passed+=("$3"); failed+=("$failures"); skipped+=("${6:-0}")
-  if [ "$5" -ne 0 ] || [ "$4" -ne 0 ] || [ "$3" -eq 0 ]; then
+  local failures="$5"
+  if [ "$3" -ne 0 ] && [ "$5" -eq 0 ]; then failures=1; fi
+  names+=("$1"); passed+=("$4"); failed+=("$failures"); skipped+=("${6:-0}")
+  if [ "$3" -ne 0 ] || [ "$5" -ne 0 ] || [ "$4" -eq 0 ]; then
     status=1
-    echo "---- $1 FAILED (exit $5); last lines of $2:"; tail -40 "$2"
+    echo "---- $1 FAILED (exit $3); last lines of $2:"; tail -40 "$2"
   fi
 }
-# Counters, one per runner's closing lines:
-# cargo/wasm-bindgen-test "test result: ok. N passed; M failed", node's TAP "# pass N" / "# fail N".
+# Counters, one per runner's closing lines, each printing "passed failed" and
+# node's also "skipped" (the tests that need agentfootprint where it is absent):
+# cargo/wasm-bindgen-test "test result: ok. N passed; M failed", node's TAP
+# "# pass N" / "# fail N" / "# skipped N".
 count_rust() { # log → "passed failed"
   echo "$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$1" | awk '{s+=$4} END {print s+0}')" \
        "$(grep -oE '[0-9]+ failed' "$1" | awk '{s+=$1} END {print s+0}')"
@@ -50,21 +52,16 @@ count_soak() {
 }
 count_node() {
   echo "$(grep -E '^# pass ' "$1" | awk '{s+=$3} END {print s+0}')" \
-       "$(grep -E '^# fail ' "$1" | awk '{s+=$3} END {print s+0}')"
-}
-# node's TAP "# skipped N": the tests that need agentfootprint where it is absent.
-count_node_skips() {
-  grep -E '^# skipped ' "$1" | awk '{s+=$3} END {print s+0}'
+       "$(grep -E '^# fail ' "$1" | awk '{s+=$3} END {print s+0}')" \
+       "$(grep -E '^# skipped ' "$1" | awk '{s+=$3} END {print s+0}')"
 }
 run() { # name counter command...
   local name="$1" counter="$2"; shift 2
   local log="$logs/$name.log"
   echo "== $name: $*"
   "$@" >"$log" 2>&1; local code=$?
-  local skips=0
-  if [ "$counter" = count_node ]; then skips="$(count_node_skips "$log")"; fi
   # shellcheck disable=SC2046
-  record "$name" "$log" $("$counter" "$log") "$code" "$skips"
+  record "$name" "$log" "$code" $("$counter" "$log")
 }
 
 run house count_house node bench/house.mjs

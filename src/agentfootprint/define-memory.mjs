@@ -58,10 +58,13 @@ export function defineMemory(options) {
   if (memoryOptions.type !== MEMORY_TYPES.EPISODIC || kind !== MEMORY_STRATEGIES.SUMMARIZE) {
     return agentfootprintMemory.defineMemory(options);
   }
-  const agentfootprintStrategy = pickDefined({ kind, recent, size, llm, model, systemPrompt });
   // agentfootprint's own checks and refusals come first, and its definition
-  // (id, timing, billing, the write pipeline) is kept whole.
-  const definition = agentfootprintMemory.defineMemory({ ...memoryOptions, strategy: agentfootprintStrategy });
+  // (id, timing, billing, the write pipeline) is kept whole. It reads an
+  // undefined strategy field as an absent one.
+  const definition = agentfootprintMemory.defineMemory({
+    ...memoryOptions,
+    strategy: { kind, recent, size, llm, model, systemPrompt },
+  });
   const site = `defineMemory[${memoryOptions.id}]`;
   refuseMisplaced(site, memoryOptions, beyond);
 
@@ -137,10 +140,6 @@ function refuseMisplaced(site, memoryOptions, beyond) {
         `Fix: remove it from \`strategy\` and set ${source} instead.`,
     );
   }
-}
-
-function pickDefined(fields) {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
 /** A value as the stage's own refusals describe it: `a number (1)`, `a string ("…")`, `an object`. */

@@ -105,8 +105,8 @@ test('every js block of the npm README that needs agentfootprint says so and cal
 
 /** Runs each block in `dir` as written, and holds it to its `// prints:` lines. */
 async function runAsWritten(blocks, dir) {
-  for (const [index, block] of blocks.entries()) {
-    const file = join(dir, `readme-block-${index}.mjs`);
+  for (const block of blocks) {
+    const file = join(dir, `readme-block-${block.line}.mjs`);
     writeFileSync(file, block.code);
     const where = `README line ${block.line} (${block.heading})`;
     const { stdout } = await run(process.execPath, [file], { cwd: dir, timeout: 30_000 }).catch((error) => {

@@ -3,7 +3,7 @@
 // the repo's node_modules without saving it, and a scratch project installs
 // the same package. Where it is absent those tests are skipped, with this
 // reason (scripts/test.sh prints it once).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { repoRoot, repoVersion, scratchProject } from './scratch.mjs';
@@ -14,9 +14,8 @@ export const AGENTFOOTPRINT_MISSING =
 
 /** What a project installs to get the repo's agentfootprint: its vendored tarball, else its version. */
 function agentfootprintSpec() {
-  const manifest = join(repoRoot, 'node_modules/agentfootprint/package.json');
-  if (!existsSync(manifest)) return undefined;
-  const { version } = JSON.parse(readFileSync(manifest, 'utf8'));
+  if (!existsSync(join(repoRoot, 'node_modules/agentfootprint/package.json'))) return undefined;
+  const version = repoVersion('agentfootprint');
   const vendored = join(repoRoot, '..', 'shared', 'vendor', `agentfootprint-${version}.tgz`);
   return existsSync(vendored) ? vendored : `agentfootprint@${version}`;
 }
