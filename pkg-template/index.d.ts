@@ -281,6 +281,27 @@ export interface SummarizeEvidence {
   readonly recallTokensAfter?: number;
   readonly spanTokens?: number;
   readonly summaryTokens?: number;
+  /**
+   * Under `maxSpanChars` or `maxSpanTokens`, on a call's event (a fold, a
+   * failure, a refusal): what the call was sent. On a `span-over-bound`
+   * decline: the least bound the span needs.
+   */
+  readonly spanBound?: SpanBoundEvidence;
+}
+
+/** `scoreEvidence.spanBound`. */
+export interface SpanBoundEvidence {
+  readonly option: 'maxSpanChars' | 'maxSpanTokens';
+  readonly max: number;
+  /** The call's size in the bound's unit: the instruction and every message as sent. */
+  readonly sent?: number;
+  /** The span's entries up to the seam that stay verbatim and fold on later turns, and their chars. */
+  readonly deferredEntries?: number;
+  readonly deferredChars?: number;
+  /** Messages sent cut (head and tail around a marker), in span order: their ids, whole lengths and what was left out. */
+  readonly cut?: readonly { readonly id: string; readonly chars: number; readonly leftOutChars: number }[];
+  /** `span-over-bound`: the least bound the fold needs. */
+  readonly needed?: number;
 }
 
 /** Payload of `agentfootprint.memory.strategy_applied`, keys in this order. */
@@ -495,6 +516,26 @@ export interface SummarizeConfig {
    * characters in the summary, sent every turn. Default off.
    */
   readonly keepDetails?: boolean | KeepDetailsBounds;
+  /**
+   * Beyond the original: the most one summarizer call is sent, in UTF-16
+   * characters, counting the instruction and every message as the call
+   * receives them (the transcript, or the callback's messages). Set it to
+   * what the summarizer model accepts: a span past it folds its oldest
+   * whole turns that fit, and the rest on later turns, one call each; a
+   * message too big for any call (a pasted log, a tool's output) is sent
+   * with its head and tail around a marker saying how much was left out,
+   * while the details audit reads it whole and the store keeps it. At
+   * least the instruction's length plus 2,000. Default: no bound (spans
+   * are sent whole, as the original sends them).
+   */
+  readonly maxSpanChars?: number;
+  /**
+   * Beyond the original: `maxSpanChars` in tokens, counted by `countTokens`
+   * (required with it): the instruction, the transcript's markers and each
+   * message line counted on their own, which sum to at least the whole.
+   * Not with `maxSpanChars`.
+   */
+  readonly maxSpanTokens?: number;
 }
 
 /** `keepDetails`'s bounds; an absent field takes its default. */

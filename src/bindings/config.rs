@@ -16,8 +16,8 @@ use super::call;
 use super::js::{self, cause_of, describe, plain_copy, plain_copy_with, Callee};
 use super::output::to_js;
 use crate::core::config::{
-    claim_lease_option, count_option, keep_details_field, keep_details_option, token_options, ConfigError, ErrorClass,
-    Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
+    claim_lease_option, count_option, keep_details_field, keep_details_option, span_bound_option, token_options,
+    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
 };
 use crate::core::details::PinBounds;
 use crate::core::events::threw;
@@ -205,6 +205,8 @@ impl Settings {
         }
         core.tokens = token_options(count_tokens.is_some(), number)?;
         core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
+        let (max_chars, max_tokens) = (number(Key::MaxSpanChars)?, number(Key::MaxSpanTokens)?);
+        core.max_span = span_bound_option(&core, max_chars, max_tokens, count_tokens.is_some())?;
         // The JS values as every visit takes them, by the one function that does.
         Ok(Settings::with_core(copy, Rc::new(core)))
     }

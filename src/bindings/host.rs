@@ -3,6 +3,7 @@
 //! calls into the caller's summarizer and store, the stage's warning, and
 //! where a visit's result goes.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -24,11 +25,11 @@ use crate::core::config::{Key, StageConfig};
 use crate::core::decision::Candidate;
 use crate::core::details::Audit;
 use crate::core::events::{self, warning, Event, InvalidSpot};
-use crate::core::format::{transcript, TranscriptLine, EVENT_TYPE};
+use crate::core::format::{utf16_len, EVENT_TYPE};
 use crate::core::recall::EntryFacts;
 use crate::core::shapes::{EventRecord, FoldResult, Message, Payload, ProviderRequest};
 use crate::core::visit::{
-    self, Answer, Audience, ConditionalWrite, HeldClaim, Host, Loaded, Outcome, Pending, Stage, Visited,
+    self, Audience, Called, ConditionalWrite, HeldClaim, Host, Loaded, Outcome, Pending, Stage, Visited,
 };
 
 /// What step 1 read for one visit: the host, the stage and what was
@@ -99,15 +100,21 @@ enum Target {
 /// Everything a visit knows of JS once recall is read.
 pub struct JsHost {
     handle: StageHandle,
-    settings: Settings,
+    pub(super) settings: Settings,
     /// Recall's entries as read (none when it could not be read).
-    entries: Vec<LoadedEntry>,
+    pub(super) entries: Vec<LoadedEntry>,
+    /// Each role read for the call, by entry: read once, when a span bound
+    /// measures its message or the span is known; None when it has no
+    /// string form (§4 step 8).
+    pub(super) roles: HashMap<usize, Option<Option<String>>>,
+    /// The messages a span bound sends cut, by entry (`core::span_bound`).
+    pub(super) cut_texts: HashMap<usize, String>,
     /// The visit's copy of its identity: what every store call receives.
     identity: JsValue,
     /// The first folded entry's `source.identity`, when truthy.
     source_identity: Option<JsValue>,
     /// The span's lines for a provider's transcript; None when a role has no string form.
-    span_lines: Option<Vec<SpanLine>>,
+    pub(super) span_lines: Option<Vec<SpanLine>>,
     /// The span's entries, by index (the visit's own list).
     span: Rc<[usize]>,
     /// What a background fold keeps of recall once its visit has its
@@ -127,10 +134,10 @@ struct KeptForFold {
 }
 
 /// What a provider's transcript takes of one span entry (SPEC §5).
-struct SpanLine {
-    role: Option<String>,
-    turn: Option<f64>,
-    summary: bool,
+pub(super) struct SpanLine {
+    pub role: Option<String>,
+    pub turn: Option<f64>,
+    pub summary: bool,
 }
 
 /// Step 1: recall, read once by iteration, every field of every entry
@@ -171,6 +178,8 @@ fn read(
         settings,
         entries,
         identity,
+        roles: HashMap::new(),
+        cut_texts: HashMap::new(),
         source_identity: None,
         span_lines: None,
         span: Rc::from([]),
@@ -192,14 +201,11 @@ impl Host for JsHost {
     fn keep_span(&mut self, span: &Rc<[usize]>, facts: &[EntryFacts]) {
         self.span = span.clone();
         if self.settings.core.model().is_some() {
-            self.span_lines = recall::span_roles(&self.entries, span).map(|roles| {
-                let line = |(role, &index): (Option<String>, &usize)| SpanLine {
-                    role,
-                    turn: facts[index].turn,
-                    summary: facts[index].summary.is_some(),
-                };
-                roles.into_iter().zip(span.iter()).map(line).collect()
-            });
+            let line = |host: &mut JsHost, index: usize| {
+                let role = host.role(index)?;
+                Some(SpanLine { role, turn: facts[index].turn, summary: facts[index].summary.is_some() })
+            };
+            self.span_lines = span.iter().map(|&index| line(self, index)).collect();
         }
         let source = &self.entries[span[0]].source;
         let identity = if source.is_object() {
@@ -239,14 +245,16 @@ impl Host for JsHost {
     }
 
     /// SPEC §4 step 8: the provider gets the transcript as data; the
-    /// callback gets the span's own value objects.
-    fn summarize(&self, span: &[usize]) -> Result<Pending<Result<Answer<JsString>, String>>, &'static str> {
+    /// callback gets the span's own value objects, but for a message a span
+    /// bound cut, which goes as `{ role, content }` with the cut text.
+    fn summarize(&self, span: &[usize]) -> Result<Called<JsString>, &'static str> {
         let timeout_ms = self.settings.core.call_timeout_ms();
         let instruction = self.settings.core.instruction();
         let model = self.settings.core.model();
-        let started = match model {
+        let (started, sent_chars) = match model {
             Some(model) => {
                 let text = self.transcript(span).ok_or("write the transcript")?;
+                let sent_chars = utf16_len(&instruction) + utf16_len(&text);
                 let controller = timeout_ms.map(|_| AbortController::new());
                 let request = ProviderRequest {
                     system_prompt: &instruction,
@@ -256,17 +264,17 @@ impl Host for JsHost {
                 };
                 let llm = &self.settings.llm;
                 let complete = call::method(llm, "llm.complete", Callee::complete);
-                Started::call(llm, complete, &Array::of1(&to_js(&request)), timeout_ms, controller)
+                (Started::call(llm, complete, &Array::of1(&to_js(&request)), timeout_ms, controller), sent_chars)
             }
             None => {
-                let messages: Array = span.iter().map(|&index| self.value(index)).collect();
-                messages.unshift(&to_js(&Message { role: "system", content: instruction }));
+                let (messages, sent_chars) = self.callback_messages(span, instruction);
                 let callback = call::function_of(Ok(self.settings.llm.clone()), Key::Llm.name());
-                Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None)
+                (Started::call(&JsValue::UNDEFINED, callback, &Array::of1(&messages), timeout_ms, None), sent_chars)
             }
         };
         let read_answer = if model.is_some() { call::provider_answer } else { call::callback_answer };
-        Ok(Box::pin(async move { started.answer().await.and_then(read_answer) }))
+        let answer = Box::pin(async move { started.answer().await.and_then(read_answer) });
+        Ok(Called { answer, sent_chars })
     }
 
     /// Undefined means a store without claims; anything else that is not a
@@ -440,30 +448,18 @@ impl JsHost {
         }
     }
 
-    fn content(&self, index: usize) -> Option<JsString> {
+    pub(super) fn content(&self, index: usize) -> Option<JsString> {
         match &self.kept {
             Some(kept) => kept.contents.get(index as u32).dyn_into().ok(),
             None => self.entries[index].content.clone(),
         }
     }
 
-    fn value(&self, index: usize) -> JsValue {
+    pub(super) fn value(&self, index: usize) -> JsValue {
         match &self.kept {
             Some(kept) => kept.values.get(index as u32),
             None => self.entries[index].value.clone(),
         }
-    }
-
-    /// The provider transcript (SPEC §5), from each span entry's role and
-    /// content as read; None when a role has no string form.
-    fn transcript(&self, span: &[usize]) -> Option<String> {
-        let lines = self.span_lines.as_ref()?;
-        Some(transcript(lines.iter().zip(&self.span_texts(span)).map(|(line, content)| TranscriptLine {
-            role: line.role.as_deref(),
-            turn: line.turn,
-            content,
-            summary: line.summary,
-        })))
     }
 
     /// The configured store (claims require one: `config.rs`).

@@ -2,6 +2,7 @@
 //! JS promises, writes the scope and emits events. No decisions live here.
 
 mod call;
+mod call_input;
 mod config;
 mod extractive;
 pub use extractive::{extractive_budget, extractive_summary};

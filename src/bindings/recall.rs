@@ -240,17 +240,13 @@ pub fn is_claim(entry: &JsValue) -> bool {
     entry.is_object() && read().unwrap_or(false)
 }
 
-/// The span's messages as the transcript renders them (SPEC §5): each role
-/// read once, written with `String(role)` (its first [`MAX_ROLE_UNITS`]);
-/// None when one has no string form.
-pub fn span_roles(entries: &[LoadedEntry], span: &[usize]) -> Option<Vec<Option<String>>> {
-    span.iter()
-        .map(|&index| {
-            let role = entries[index].value.unchecked_ref::<Message>().role().ok()?;
-            if role.is_undefined() || role.is_null() {
-                return Some(None);
-            }
-            js::js_string(&role).ok().map(|role| Some(String::from(role.slice(0, MAX_ROLE_UNITS))))
-        })
-        .collect()
+/// An entry's role as the transcript renders it (SPEC §5), read once, with
+/// `String(role)` (its first [`MAX_ROLE_UNITS`]); None when it has no
+/// string form (a getter that throws, a symbol).
+pub fn role_of(entry: &LoadedEntry) -> Option<Option<String>> {
+    let role = entry.value.unchecked_ref::<Message>().role().ok()?;
+    if role.is_undefined() || role.is_null() {
+        return Some(None);
+    }
+    js::js_string(&role).ok().map(|role| Some(String::from(role.slice(0, MAX_ROLE_UNITS))))
 }

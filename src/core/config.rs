@@ -4,8 +4,9 @@
 use super::details::PinBounds;
 use super::format::{
     label_text, rolling_system_prompt, utf16_len, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID,
-    DEFAULT_SYSTEM_PROMPT, LABEL_SEPARATOR,
+    DEFAULT_SYSTEM_PROMPT, LABEL_SEPARATOR, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN,
 };
+use super::span_bound::SpanBound;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
@@ -89,6 +90,9 @@ pub struct StageConfig {
     /// for the summarizer starts the fold and serves recall without it; the
     /// summary is written back when the call ends, for later turns.
     pub background: bool,
+    /// Beyond the original (`maxSpanChars`, `maxSpanTokens`): the most one
+    /// summarizer call is sent; a span past it folds in parts.
+    pub max_span: Option<SpanBound>,
 }
 
 /// Budgets in tokens, counted by `countTokens` (or `ceil(length / 4)`).
@@ -122,6 +126,7 @@ impl StageConfig {
             strategy_id: DEFAULT_STRATEGY_ID.to_owned(),
             system_prompt: None,
             background: false,
+            max_span: None,
         }
     }
 
@@ -166,9 +171,20 @@ impl StageConfig {
         }
     }
 
+    /// What a summarizer call is sent besides its messages, in UTF-16
+    /// units: the instruction, and with a provider the transcript's two
+    /// markers, each on its own line (§5).
+    pub fn call_overhead_chars(&self) -> usize {
+        let instruction = utf16_len(&self.instruction());
+        match self.shape {
+            Shape::Provider { .. } => instruction + utf16_len(TRANSCRIPT_OPEN) + 1 + utf16_len(TRANSCRIPT_CLOSE),
+            Shape::Callback => instruction,
+        }
+    }
+
     /// Whether an option beyond the original shapes what this stage folds
-    /// (a token option, `maxSummaries`, `triggerMinChars` or
-    /// `keepDetails`). Then it also declines a call whose refusal is
+    /// (a token option, `maxSummaries`, `triggerMinChars`, `keepDetails`
+    /// or a span bound). Then it also declines a call whose refusal is
     /// foreseeable (`Candidate::predicted_refusal`); without one it calls
     /// wherever the original does.
     pub fn foresees_refusals(&self) -> bool {
@@ -176,6 +192,7 @@ impl StageConfig {
             || self.max_summaries.is_some()
             || self.trigger_min_chars.is_some()
             || self.keep_details.is_some()
+            || self.max_span.is_some()
     }
 
     pub fn model(&self) -> Option<&str> {

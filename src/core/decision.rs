@@ -9,6 +9,7 @@ use super::events::{
 };
 use super::format::{claim_entry_id, summary_entry_id};
 use super::recall::{seam, seam_by_tokens, to_turn, turn_start, EntryFacts, Partition};
+use super::span_bound::{self, Bounded, Fitted, Sizer};
 
 /// What a fold's summary came to, as its event reports it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -99,6 +100,8 @@ pub struct Candidate {
     /// A recency window can take one more turn as large as the newest
     /// before it drops anything but entries recall leaves out (`defer`).
     slack: bool,
+    /// What `maxSpanChars` or `maxSpanTokens` made of the span, when set.
+    pub bounded: Option<Bounded>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -126,6 +129,12 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
     }
     // `maxSummaries`: the oldest summaries beyond the bound fold in too.
     let rolled = config.max_summaries.map_or(0, |max| (part.summaries.len() + 1).saturating_sub(max));
+    Plan::Consider(consider(config, facts, part, rolled, split_at))
+}
+
+/// The candidate that folds the `rolled` oldest summaries and the first
+/// `split_at` raw entries (at least one), measured (SPEC §4 step 6).
+fn consider(config: &StageConfig, facts: &[EntryFacts], part: Partition, rolled: usize, split_at: usize) -> Candidate {
     let rolled_indices = &part.summaries[..rolled];
     let span_indices = &part.raw[..split_at];
     let folded = rolled_indices.iter().chain(span_indices).map(|&i| &facts[i]);
@@ -163,7 +172,7 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         new: sum_tokens(span_indices),
         kept: sum_tokens(&part.summaries[rolled..]) + sum_tokens(&part.raw[split_at..]),
     });
-    Plan::Consider(Candidate {
+    Candidate {
         input_count: facts.len(),
         part,
         rolled,
@@ -175,7 +184,8 @@ pub fn plan(config: &StageConfig, facts: &[EntryFacts], part: Partition) -> Plan
         label_chars,
         tokens,
         slack,
-    })
+        bounded: None,
+    }
 }
 
 /// SPEC §4 step 5's trigger: enough entries, or (`triggerMinChars`,
@@ -192,6 +202,42 @@ fn triggered(config: &StageConfig, facts: &[EntryFacts], part: &Partition) -> bo
 }
 
 impl Candidate {
+    /// `maxSpanChars` / `maxSpanTokens` (§8, Bounded spans): the part of
+    /// this span one call can be sent, its size measured by `sizer`; or,
+    /// when the bound leaves no room for a fold, the decline that says so.
+    pub fn within_bound(
+        self,
+        config: &StageConfig,
+        facts: &[EntryFacts],
+        sizer: &mut impl Sizer,
+    ) -> Result<Plan, InvalidSpot> {
+        let Some(bound) = config.max_span else {
+            return Ok(Plan::Consider(self));
+        };
+        match span_bound::fit(bound, facts, self.rolled_indices(), self.raw_span(), sizer)? {
+            Fitted::TooSmall { needed } => {
+                Ok(Plan::Settle(self.decline(events::span_bound_too_small(self.span, bound, needed))))
+            }
+            Fitted::Fits { raw_entries, bounded } => {
+                let mut candidate = if raw_entries == self.raw_entries {
+                    self
+                } else {
+                    consider(config, facts, self.part, self.rolled, raw_entries)
+                };
+                candidate.bounded = Some(bounded);
+                Ok(Plan::Consider(candidate))
+            }
+        }
+    }
+
+    /// Whether a bound cut the span short or cut a message: the span
+    /// cannot grow past the bound, so the cost rules that wait for it to
+    /// grow (the token floor, the foreseeable refusal, the deferral) would
+    /// wait for good, and do not apply.
+    fn shaped_by_bound(&self) -> bool {
+        self.bounded.as_ref().is_some_and(Bounded::shaped_the_span)
+    }
+
     /// Indices of what folds, oldest first: the rolled summaries, then the
     /// raw span. The summary names exactly these (`coveredIds`).
     pub fn folded_indices(&self) -> Vec<usize> {
@@ -225,7 +271,7 @@ impl Candidate {
     /// holds fall out of a recency window (`slack`, as for `defer`).
     pub fn too_few_tokens(&self, config: &StageConfig) -> Option<Settled> {
         let (totals, min_fold) = (self.tokens?, config.tokens?.min_fold);
-        (self.slack && totals.new < min_fold)
+        (self.slack && !self.shaped_by_bound() && totals.new < min_fold)
             .then(|| self.decline(events::too_few_tokens(self.span, totals.new, min_fold)))
     }
 
@@ -241,7 +287,8 @@ impl Candidate {
             return Some(self.decline(events::predicted_not_smaller(self.span, self.label_chars)));
         }
         let room = self.span.chars - self.label_chars;
-        (config.foresees_refusals() && room.saturating_mul(events::ROOM_SHARE) < self.span.chars)
+        let foreseen = config.foresees_refusals() && !self.shaped_by_bound();
+        (foreseen && room.saturating_mul(events::ROOM_SHARE) < self.span.chars)
             .then(|| self.decline(events::predicted_too_little_room(self.span, self.label_chars, room)))
     }
 
@@ -275,7 +322,7 @@ impl Candidate {
     /// it keeps.
     pub fn defer(&self, config: &StageConfig) -> Option<Settled> {
         let too_small = self.new_chars() < events::WORTH_FACTOR * self.label_chars;
-        (config.max_summaries.is_some() && self.slack && too_small)
+        (config.max_summaries.is_some() && self.slack && !self.shaped_by_bound() && too_small)
             .then(|| self.decline(events::deferred(self.span, self.label_chars, self.new_chars())))
     }
 
@@ -345,6 +392,7 @@ impl Candidate {
             caller,
             claim,
             audit: &fold.audit,
+            bounded: self.bounded.as_ref(),
             tokens: self.tokens.zip(fold.summary_tokens).map(|(totals, summary)| TokenReport {
                 recall_before: totals.before,
                 recall_after: totals.kept + summary,
@@ -355,76 +403,6 @@ impl Candidate {
         let added = Some(summary_id);
         let output = recall.len();
         Settled { recall, event: Some(make_event(self.input_count, output, dropped, added, reason, evidence)) }
-    }
-}
-
-/// What the run that makes the call came to, as every run over its span
-/// (the leader and any that joined it) settles from it. `Entry` is the new
-/// summary entry, as the bindings hold it.
-#[derive(Clone)]
-pub enum CallOutcome<Entry> {
-    /// Another process holds the fleet's claim on the span: no call was made.
-    ClaimedElsewhere,
-    /// The store failed to take the claim: no call was made.
-    ClaimFailed {
-        cause: String,
-    },
-    /// The span's entries could not be read again to make the call (to do
-    /// what this says): none was made.
-    Unreadable {
-        what: &'static str,
-    },
-    Failed {
-        cause: String,
-    },
-    NotSmaller {
-        summary_chars: usize,
-        usage: Option<Usage>,
-    },
-    /// `countTokens` gave no count for the summary (what it gave): not used.
-    SummaryUncounted {
-        found: String,
-    },
-    Folded {
-        entry: Entry,
-        fold: Fold,
-        write_back: WriteBack,
-    },
-}
-
-impl<Entry> CallOutcome<Entry> {
-    /// SPEC §4 step 9: whether the run's stage latches the span, so it is
-    /// not asked for again: the same span gives the same answer, refused
-    /// as not smaller, or one the counter cannot count.
-    pub fn latches(&self) -> bool {
-        matches!(self, CallOutcome::NotSmaller { .. } | CallOutcome::SummaryUncounted { .. })
-    }
-
-    /// SPEC §7: whether the stage's one warning may say this (a caller's
-    /// function or entries broke; a failed summarizer or store has its own).
-    pub fn warns(&self) -> bool {
-        matches!(self, CallOutcome::Unreadable { .. } | CallOutcome::SummaryUncounted { .. })
-    }
-
-    /// Whether the fleet's claim a run holds is given up: nothing came of
-    /// it for the fleet to load (the call failed or could not be made, the
-    /// summary cannot be counted, or its write failed), so the next turn
-    /// may claim the span again. A refusal keeps it: the same span gives
-    /// the same answer, so the claim spares the fleet that call until its
-    /// lease ends.
-    pub fn gives_up_claim(&self) -> bool {
-        matches!(
-            self,
-            CallOutcome::Failed { .. }
-                | CallOutcome::Unreadable { .. }
-                | CallOutcome::SummaryUncounted { .. }
-                | CallOutcome::Folded { write_back: WriteBack::Failed(_), .. }
-        )
-    }
-
-    /// Whether no call was made, so an event says nothing of claims.
-    pub fn made_no_call(&self) -> bool {
-        matches!(self, CallOutcome::ClaimedElsewhere | CallOutcome::ClaimFailed { .. } | CallOutcome::Unreadable { .. })
     }
 }
 
@@ -443,9 +421,12 @@ impl Candidate {
             CallOutcome::ClaimedElsewhere => events::claimed_elsewhere(span, &self.claim_id()),
             CallOutcome::ClaimFailed { cause } => events::claim_failed(span, &self.claim_id(), &cause),
             CallOutcome::Unreadable { what } => events::unreadable_span(span, what, claim),
-            CallOutcome::Failed { cause } => events::failed(span, model, caller, &cause, claim),
+            CallOutcome::Failed { cause, sent_chars } => {
+                let sent = events::Sent { bounded: self.bounded.as_ref(), chars: sent_chars };
+                events::failed(span, model, caller, &cause, claim, sent)
+            }
             CallOutcome::NotSmaller { summary_chars, usage } => {
-                events::not_smaller(span, summary_chars, model, usage, caller, claim)
+                events::not_smaller(span, summary_chars, model, usage, caller, claim, self.bounded.as_ref())
             }
             CallOutcome::SummaryUncounted { found } => events::invalid_summary_tokens(span, &found, caller, claim),
             CallOutcome::Folded { entry, fold, write_back } => {
@@ -479,6 +460,10 @@ fn make_event(
 ) -> Event {
     Event { reason, input_count, output_count, dropped, added, evidence, background: false }
 }
+
+mod outcome;
+
+pub use outcome::CallOutcome;
 
 #[cfg(test)]
 mod tests;

@@ -53,6 +53,7 @@ pub enum Evidence {
     InvalidInput(InvalidInput),
     Unreadable(Unreadable),
     Unclaimed(Unclaimed),
+    SpanOverBound(SpanOverBound),
 }
 
 /// What the run that made the call knows of its claim (`claims: true`).
@@ -247,11 +248,13 @@ impl Caller {
     }
 }
 
+mod bound;
 mod evidence;
 mod input;
 mod reasons;
 pub mod warning;
 
+pub use bound::*;
 pub use evidence::*;
 pub use input::*;
 pub use reasons::*;

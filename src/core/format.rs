@@ -172,21 +172,34 @@ pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> St
     let mut text = String::from(TRANSCRIPT_OPEN);
     for line in lines {
         text.push('\n');
-        text.push_str(&one_word(line.role.unwrap_or("unknown")));
-        if let Some(turn) = line.turn {
-            text.push_str(" (turn ");
-            push_js_number(&mut text, turn);
-            text.push(')');
-        }
-        text.push_str(": ");
-        if !line.summary && reads_as_label(line.content) {
-            text.push_str(QUOTED);
-        }
-        push_message(&mut text, line.content);
+        push_line(&mut text, &line);
     }
     text.push('\n');
     text.push_str(TRANSCRIPT_CLOSE);
     text
+}
+
+/// One message's line, as the transcript writes it after its line break:
+/// what a span bound measures a message by (`core::span_bound`).
+pub fn transcript_line(line: &TranscriptLine<'_>) -> String {
+    let mut text = String::new();
+    push_line(&mut text, line);
+    text
+}
+
+/// `ROLE (turn N): TEXT`, the text quoted when it reads as a label.
+fn push_line(text: &mut String, line: &TranscriptLine<'_>) {
+    text.push_str(&one_word(line.role.unwrap_or("unknown")));
+    if let Some(turn) = line.turn {
+        text.push_str(" (turn ");
+        push_js_number(text, turn);
+        text.push(')');
+    }
+    text.push_str(": ");
+    if !line.summary && reads_as_label(line.content) {
+        text.push_str(QUOTED);
+    }
+    push_message(text, line.content);
 }
 
 /// Whether a message begins like a summary's label, in any case, spacing or

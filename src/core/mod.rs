@@ -16,4 +16,5 @@ pub mod memory;
 pub mod notation;
 pub mod recall;
 pub mod shapes;
+pub mod span_bound;
 pub mod visit;

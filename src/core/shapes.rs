@@ -19,6 +19,15 @@ pub struct Message<Content> {
     pub content: Content,
 }
 
+/// A message a span bound sent cut, in place of the entry's value object
+/// (the callback shape): its role as read, when it has one, and the cut text.
+#[derive(Serialize)]
+pub struct CutMessage<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    pub content: &'a str,
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryEntry<'a, V> {

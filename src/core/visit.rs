@@ -53,6 +53,13 @@ pub struct Answer<Text> {
     pub usage: Option<Usage>,
 }
 
+/// A summarizer call the host started: its answer, to await, and its size.
+pub struct Called<Text> {
+    pub answer: Pending<Result<Answer<Text>, String>>,
+    /// The call's UTF-16 length: the instruction and every message as sent.
+    pub sent_chars: usize,
+}
+
 /// The summary entry on `candidate`'s span (SPEC §2), folded at `now`,
 /// with the host's `content`, the span's own ids as `covered_ids` (and the
 /// claim it was paid under, so every reader leaves the claim out) and the
@@ -144,6 +151,15 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
         Plan::Settle(settled) => return settle_now(host, settled),
         Plan::Consider(candidate) => candidate,
     };
+    // 6, §8 Bounded spans: the oldest part of the span one call can be sent.
+    let candidate = match candidate.within_bound(config, &loaded.facts, &mut host) {
+        Ok(Plan::Consider(candidate)) => candidate,
+        Ok(Plan::Settle(settled)) => {
+            warn_about(&host, config, settled.event.as_ref());
+            return settle_now(host, settled);
+        }
+        Err(spot) => return Visited::Now(invalid_input(host, config, loaded.len, spot)),
+    };
 
     // 7 and §8: latched, or too short for any summary to pay; another run's
     // call over the same span; a clock that cannot stamp the fold.
@@ -216,7 +232,7 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
 /// What the run that leads does first: await the call it started, or (with
 /// `claims: true`) claim the span for the fleet and only then call.
 enum First<Text> {
-    Call(Pending<Result<Answer<Text>, String>>),
+    Call(Called<Text>),
     Claim { lease_ms: f64 },
 }
 
@@ -263,18 +279,14 @@ impl<H: Host> Run<H> {
 
     /// Awaits the summarizer's answer and, when it makes recall smaller,
     /// folds it into the summary entry and writes that back.
-    async fn fold(
-        &self,
-        call: Pending<Result<Answer<H::Text>, String>>,
-        held: Option<&HeldClaim<H::Writer>>,
-    ) -> CallOutcome<H::Entry> {
+    async fn fold(&self, call: Called<H::Text>, held: Option<&HeldClaim<H::Writer>>) -> CallOutcome<H::Entry> {
         // 8. Await the summarizer's answer.
-        match call.await {
+        match call.answer.await {
             // Boxed: see `lead`.
             Ok(answer) => Box::pin(self.fold_answer(answer, held)).await,
             Err(cause) => {
                 self.host.warn_once(|| warning::summarizer_failed(&self.config().strategy_id, &cause));
-                CallOutcome::Failed { cause }
+                CallOutcome::Failed { cause, sent_chars: Some(call.sent_chars) }
             }
         }
     }
@@ -434,6 +446,7 @@ fn follow<H: Host>(host: H, stage: Stage<H::Entry>, candidate: Candidate, flight
                 "the concurrent run's call did not answer within the {} ms join window",
                 js_number_to_string(JOIN_WINDOW_MS)
             ),
+            sent_chars: None,
         });
         settle_from(host, outcome)
     }))
@@ -475,6 +488,7 @@ fn clock<H: Host>(host: &H) -> Result<f64, String> {
 mod claims;
 mod host;
 
+pub use super::span_bound::Sizer;
 pub use claims::{claim_entry, ConditionalWrite, HeldClaim};
 pub use host::{Audience, Host, Outcome, Pending};
 

@@ -52,6 +52,8 @@ keys! {
     MinFoldTokens => "minFoldTokens",
     Background => "background",
     WaitUntil => "waitUntil",
+    MaxSpanChars => "maxSpanChars",
+    MaxSpanTokens => "maxSpanTokens",
 }
 
 /// The known key closest to `key` (a typo such as `preserveRecnet`), when

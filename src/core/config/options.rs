@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::core::details::PinBounds;
 use crate::core::js_number::js_number_to_string;
+use crate::core::span_bound::{BoundUnit, SpanBound};
 
 /// The token options, checked: `Some` when the stage counts tokens. Each
 /// count is a non-negative integer; `preserveRecentTokens` replaces
@@ -43,6 +44,68 @@ Fix: remove one of them.",
     let counts = counter_given || trigger_min.is_some() || preserve_recent.is_some() || min_fold_given.is_some();
     let min_fold = min_fold_given.or(preserve_recent).unwrap_or(0.0);
     Ok(counts.then_some(TokenOptions { trigger_min, preserve_recent, min_fold }))
+}
+
+/// `maxSpanChars` or `maxSpanTokens` (never both), as given: a positive
+/// integer, and in tokens only with the `countTokens` the bound is counted
+/// by. A bound in chars must leave the span `SpanBound::min_room` after
+/// the instruction (`call_overhead_chars`); one in tokens is checked at
+/// the visit, where the counter is called.
+pub fn span_bound_option(
+    config: &StageConfig,
+    chars: Option<f64>,
+    tokens: Option<f64>,
+    counter_given: bool,
+) -> Result<Option<SpanBound>, ConfigError> {
+    let bound = |key: Key, value: f64, unit: BoundUnit| {
+        whole_number(SUMMARIZE_CALL, key.name(), value, 1.0, MAX_SAFE_INTEGER, "omit it to send every span whole")
+            .map(|max| SpanBound { unit, max })
+    };
+    let bound = match (chars, tokens) {
+        (None, None) => return Ok(None),
+        (Some(chars), Some(tokens)) => {
+            return Err(ConfigError {
+                class: ErrorClass::Error,
+                message: format!(
+                    "{SUMMARIZE_CALL}: `maxSpanChars` ({}) and `maxSpanTokens` ({}) were both given, but a call is \
+bounded in one unit. Fix: remove one of them.",
+                    js_number_to_string(chars),
+                    js_number_to_string(tokens)
+                ),
+            })
+        }
+        (Some(chars), None) => bound(Key::MaxSpanChars, chars, BoundUnit::Chars)?,
+        (None, Some(tokens)) => bound(Key::MaxSpanTokens, tokens, BoundUnit::Tokens)?,
+    };
+    if bound.unit == BoundUnit::Tokens && !counter_given {
+        return Err(ConfigError {
+            class: ErrorClass::Error,
+            message: format!(
+                "{SUMMARIZE_CALL}: `maxSpanTokens` ({}) was given without `countTokens`, so nothing would count \
+the tokens it bounds. Fix: pass the summarizer model's token counter as `countTokens`, or bound the call in chars \
+with `maxSpanChars`.",
+                js_number_to_string(bound.max)
+            ),
+        });
+    }
+    let overhead = config.call_overhead_chars() as f64;
+    if bound.unit == BoundUnit::Chars && bound.max < overhead + bound.min_room() {
+        let least = js_number_to_string(overhead + bound.min_room());
+        return Err(ConfigError::invalid(
+            SUMMARIZE_CALL,
+            ErrorClass::RangeError,
+            bound.key(),
+            &format!(
+                "at least {least}: the instruction is {} chars with the transcript's markers, and a fold needs {} \
+more for the span",
+                js_number_to_string(overhead),
+                js_number_to_string(bound.min_room())
+            ),
+            &format!("a number ({})", js_number_to_string(bound.max)),
+            &format!("Fix: pass at least {least}, or a shorter systemPrompt."),
+        ));
+    }
+    Ok(Some(bound))
 }
 
 pub(super) const MAX_DETAILS: &str = "maxDetails";

@@ -78,6 +78,9 @@ Math.ceil(text.length / 4)."
             ),
             Key::Model => return ConfigError::model_required(found),
             Key::MaxSummaries => ("a positive integer", "Fix: pass a number, or omit it for no bound.".into()),
+            Key::MaxSpanChars | Key::MaxSpanTokens => {
+                ("a positive integer", "Fix: pass a number, or omit it to send every span whole.".into())
+            }
             Key::ClaimLeaseMs => ("a whole number of ms", "Fix: pass a number, or omit it for the default.".into()),
             Key::TriggerMinEntries
             | Key::PreserveRecent

@@ -84,6 +84,9 @@ pub struct Failed {
     pub claim_given_up: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claims_unsupported: Option<bool>,
+    /// Under `maxSpanChars` or `maxSpanTokens`: what the call was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_bound: Option<SpanBoundEvidence>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -103,6 +106,9 @@ pub struct NotSmaller {
     pub claim_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claims_unsupported: Option<bool>,
+    /// Under `maxSpanChars` or `maxSpanTokens`: what the call was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_bound: Option<SpanBoundEvidence>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -150,6 +156,9 @@ pub struct Folded {
     pub span_tokens: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary_tokens: Option<f64>,
+    /// Under `maxSpanChars` or `maxSpanTokens`: what the call was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_bound: Option<SpanBoundEvidence>,
 }
 
 /// A fold's tokens, counted by the stage's counter.

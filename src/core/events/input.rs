@@ -72,6 +72,12 @@ impl InvalidSpot {
     pub fn uncounted(index: usize, found: String) -> InvalidSpot {
         InvalidSpot::entry(index, COUNTER_FIELD, found, TOKEN_COUNT_EXPECTED)
     }
+
+    /// `countTokens` gave what `found` describes instead of a count for
+    /// the instruction or a marker of a call under `maxSpanTokens`.
+    pub fn uncounted_instruction(found: String) -> InvalidSpot {
+        InvalidSpot { index: None, field: COUNTER_FIELD.into(), found, expected: TOKEN_COUNT_EXPECTED.into() }
+    }
 }
 
 /// An event whose recall `scope.loaded` refused to take (a frozen scope, a

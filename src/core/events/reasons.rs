@@ -3,6 +3,8 @@
 
 use super::*;
 
+use crate::core::span_bound::Bounded;
+
 /// Entries left out with no call: `excluded` covered by stored summaries,
 /// and `claims`, the fleet's claims on spans.
 pub fn covered_only(excluded: usize, summaries: usize, claims: usize) -> (String, Evidence) {
@@ -193,10 +195,11 @@ pub fn failed(
     caller: Caller,
     cause: &str,
     claim: &ClaimState,
+    sent: Sent<'_>,
 ) -> (String, Evidence) {
     (
         format!(
-            "summarizer-failed for the span of {}{claim}: recall is served verbatim and the turn goes on{}{}. \
+            "summarizer-failed for the span of {}{claim}: recall is served verbatim and the turn goes on{}{}{sent}. \
 Cause: {cause}",
             Span(span),
             caller.suffix(),
@@ -212,6 +215,7 @@ Cause: {cause}",
             claim_id: claim.claim_id(),
             claim_given_up: claim.given_up(),
             claims_unsupported: claim.unsupported(),
+            span_bound: sent.bounded.map(SpanBoundEvidence::of),
         }),
     )
 }
@@ -223,18 +227,20 @@ pub fn not_smaller(
     usage: Option<Usage>,
     caller: Caller,
     claim: &ClaimState,
+    bounded: Option<&Bounded>,
 ) -> (String, Evidence) {
     (
         format!(
             "replacement-not-smaller: the summary with its label is {summary_chars} chars and the span of {}{claim} \
-is {} chars, so folding would grow recall; the span is {}{}",
+is {} chars, so folding would grow recall; the span is {}{}{}",
             Span(span),
             span.chars,
             match caller {
                 Caller::Alone => format!("served verbatim and {NOT_LATCHED}"),
                 _ => "latched and served verbatim".to_owned(),
             },
-            caller.suffix()
+            caller.suffix(),
+            Sent { bounded, chars: None }
         ),
         Evidence::NotSmaller(NotSmaller {
             span_entries: span.entries,
@@ -246,6 +252,7 @@ is {} chars, so folding would grow recall; the span is {}{}",
             coalesced: caller.coalesced(),
             claim_id: claim.claim_id(),
             claims_unsupported: claim.unsupported(),
+            span_bound: bounded.map(SpanBoundEvidence::of),
         }),
     )
 }
@@ -278,6 +285,8 @@ pub struct FoldReport<'a> {
     pub claim: &'a ClaimState,
     /// What the summary kept of the span's details.
     pub audit: &'a Audit,
+    /// What `maxSpanChars` or `maxSpanTokens` made of the span.
+    pub bounded: Option<&'a Bounded>,
     pub tokens: Option<TokenReport>,
 }
 
@@ -296,14 +305,15 @@ one was computed, and an older base is never written over it"
     };
     (
         format!(
-            "folded {}){} into {}{}; {} kept verbatim{write_back}{}{}",
+            "folded {}){} into {}{}; {} kept verbatim{write_back}{}{}{}",
             SpanTurns(span),
             Rolled(report.rolled),
             report.summary_id,
             report.claim,
             report.kept,
             report.caller.suffix(),
-            report.claim.release()
+            report.claim.release(),
+            Sent { bounded: report.bounded, chars: None }
         ),
         Evidence::Folded(Folded {
             summarizer_called: report.caller.called(),
@@ -327,6 +337,7 @@ one was computed, and an older base is never written over it"
             recall_tokens_after: report.tokens.map(|t| t.recall_after),
             span_tokens: report.tokens.map(|t| t.span),
             summary_tokens: report.tokens.map(|t| t.summary),
+            span_bound: report.bounded.map(SpanBoundEvidence::of),
         }),
     )
 }

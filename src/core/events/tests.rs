@@ -12,11 +12,11 @@ fn reasons_carry_their_stable_tokens() {
         "4 entries already covered by 2 stored summaries \u{2014} no new call this turn"
     );
     assert!(latched(SPAN).0.contains("not re-asked"));
-    let (reason, _) = failed(SPAN, Some("m"), Caller::Leader, "boom", &ClaimState::Silent);
+    let (reason, _) = failed(SPAN, Some("m"), Caller::Leader, "boom", &ClaimState::Silent, Sent::default());
     assert!(reason.contains("summarizer-failed") && reason.contains("verbatim") && reason.ends_with("Cause: boom"));
-    let (reason, _) = failed(SPAN, None, Caller::Follower, "boom", &ClaimState::Silent);
+    let (reason, _) = failed(SPAN, None, Caller::Follower, "boom", &ClaimState::Silent, Sent::default());
     assert!(reason.ends_with("Cause: boom"), "{reason}");
-    let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Silent);
+    let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Silent, None);
     assert!(reason.contains("replacement-not-smaller") && reason.contains("130") && reason.contains("120"));
     let (reason, _) = predicted_not_smaller(SPAN, 300);
     assert!(reason.contains("replacement-not-smaller") && reason.contains("no call made"));
@@ -40,19 +40,19 @@ verbatim"
 (turns 1\u{2013}2, 120 chars) it would replace, so no summary could make recall smaller; recall is served verbatim"
     );
     assert_eq!(
-        failed(SPAN, None, Caller::Leader, "boom", &ClaimState::Silent).0,
+        failed(SPAN, None, Caller::Leader, "boom", &ClaimState::Silent, Sent::default()).0,
         "summarizer-failed for the span of 3 entries (turns 1\u{2013}2, 120 chars): recall is served verbatim and \
 the turn goes on. Cause: boom"
     );
     assert_eq!(
-        failed(SPAN, None, Caller::Follower, "boom", &ClaimState::Silent).0,
+        failed(SPAN, None, Caller::Follower, "boom", &ClaimState::Silent, Sent::default()).0,
         format!(
             "summarizer-failed for the span of 3 entries (turns 1\u{2013}2, 120 chars): recall is served verbatim \
 and the turn goes on{coalesced}. Cause: boom"
         )
     );
     assert_eq!(
-        not_smaller(SPAN, 130, None, None, Caller::Follower, &ClaimState::Silent).0,
+        not_smaller(SPAN, 130, None, None, Caller::Follower, &ClaimState::Silent, None).0,
         format!(
             "replacement-not-smaller: the summary with its label is 130 chars and the span of 3 entries \
 (turns 1\u{2013}2, 120 chars) is 120 chars, so folding would grow recall; the span is latched and served \
@@ -62,7 +62,7 @@ verbatim{coalesced}"
     let not_latched = "not latched: the identity names no conversation (that takes a string or number \
 conversationId, with tenant and principal absent, strings or numbers), so the same span may be asked again";
     assert_eq!(
-        not_smaller(SPAN, 130, None, None, Caller::Alone, &ClaimState::Silent).0,
+        not_smaller(SPAN, 130, None, None, Caller::Alone, &ClaimState::Silent, None).0,
         format!(
             "replacement-not-smaller: the summary with its label is 130 chars and the span of 3 entries \
 (turns 1\u{2013}2, 120 chars) is 120 chars, so folding would grow recall; the span is served verbatim and \
@@ -86,6 +86,7 @@ nothing is written and the span is {not_latched}. Fix the `countTokens` option"
         )
     );
     let report = |write_back, caller| FoldReport {
+        bounded: None,
         span: one,
         rolled: 0,
         kept: 1,
@@ -116,6 +117,7 @@ FAILED (disk full), so this fold will be paid again{coalesced}"
 #[test]
 fn fold_reason_names_the_write_back() {
     let report = |write_back| FoldReport {
+        bounded: None,
         span: SPAN,
         kept: 5,
         summary_id: "msg-summary-1-2",
@@ -151,13 +153,19 @@ fn claim_reasons_and_evidence_name_the_claim() {
     assert!(reason.starts_with("claim-failed:") && reason.ends_with("Cause: ECONNREFUSED"), "{reason}");
     assert!(json(evidence).ends_with(r#""claimId":"msg-summary-claim-1-2","claimFailed":true}"#));
     let released = |given_up| ClaimState::Released { id: "msg-summary-claim-1-2".into(), given_up };
-    let (reason, evidence) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Done));
+    let (reason, evidence) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Done), Sent::default());
     assert!(reason.contains("claimed for the fleet as msg-summary-claim-1-2") && reason.contains("is given up"));
     assert!(json(evidence).ends_with(r#""failed":true,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#));
-    let (reason, _) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Refused));
+    let (reason, _) = failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Refused), Sent::default());
     assert!(reason.contains("refused to give its claim up") && reason.ends_with("Cause: HTTP 500"), "{reason}");
-    let (reason, evidence) =
-        failed(SPAN, None, Caller::Leader, "HTTP 500", &released(GiveUp::Failed("timed out after 5 ms".into())));
+    let (reason, evidence) = failed(
+        SPAN,
+        None,
+        Caller::Leader,
+        "HTTP 500",
+        &released(GiveUp::Failed("timed out after 5 ms".into())),
+        Sent::default(),
+    );
     assert!(reason.contains("giving its claim up failed (timed out after 5 ms)"), "{reason}");
     assert!(json(evidence).ends_with(r#""claimGivenUp":false}"#));
     let (reason, evidence) = unreadable_span(SPAN, "gather its messages", &released(GiveUp::Done));
@@ -166,9 +174,9 @@ fn claim_reasons_and_evidence_name_the_claim() {
         json(evidence).ends_with(r#""summarizerCalled":false,"claimId":"msg-summary-claim-1-2","claimGivenUp":true}"#)
     );
     let held = ClaimState::Held("msg-summary-claim-1-2".into());
-    let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader, &held);
+    let (reason, _) = not_smaller(SPAN, 130, None, None, Caller::Leader, &held, None);
     assert!(reason.contains("claimed for the fleet") && !reason.contains("given up"), "{reason}");
-    let (reason, evidence) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Unsupported);
+    let (reason, evidence) = not_smaller(SPAN, 130, None, None, Caller::Leader, &ClaimState::Unsupported, None);
     assert!(reason.contains("no putIfVersion"), "{reason}");
     assert!(json(evidence).ends_with(r#""claimsUnsupported":true}"#));
     assert_eq!(covered_only(0, 0, 1).0, "1 fleet claim left out of recall \u{2014} no new call this turn");
@@ -200,17 +208,19 @@ fn warnings_name_the_strategy_the_cause_and_what_happens_next() {
 fn only_the_run_that_called_reports_usage() {
     let usage = Some(Usage { input: Some(10.0), output: Some(2.0) });
     let Evidence::NotSmaller(leader) =
-        not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader, &ClaimState::Silent).1
+        not_smaller(SPAN, 500, None, usage.clone(), Caller::Leader, &ClaimState::Silent, None).1
     else {
         panic!()
     };
     assert_eq!(leader.usage, usage);
-    let Evidence::NotSmaller(alone) = not_smaller(SPAN, 500, None, usage.clone(), Caller::Alone, &ClaimState::Silent).1
+    let Evidence::NotSmaller(alone) =
+        not_smaller(SPAN, 500, None, usage.clone(), Caller::Alone, &ClaimState::Silent, None).1
     else {
         panic!()
     };
     assert_eq!((alone.usage, alone.summarizer_called, alone.coalesced), (usage.clone(), true, None));
-    let Evidence::NotSmaller(follower) = not_smaller(SPAN, 500, None, usage, Caller::Follower, &ClaimState::Silent).1
+    let Evidence::NotSmaller(follower) =
+        not_smaller(SPAN, 500, None, usage, Caller::Follower, &ClaimState::Silent, None).1
     else {
         panic!()
     };
@@ -222,6 +232,7 @@ fn only_the_run_that_called_reports_usage() {
 fn evidence_json_keeps_spec_key_order() {
     let usage = Some(Usage { input: Some(1200.0), output: Some(0.5) });
     let report = |caller| FoldReport {
+        bounded: None,
         span: SPAN,
         kept: 5,
         summary_id: "msg-summary-1-2",
@@ -243,11 +254,11 @@ fn evidence_json_keeps_spec_key_order() {
             r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"labelChars":300,"predicted":true}"#,
         ),
         (
-            failed(SPAN, None, Caller::Follower, "x", &ClaimState::Silent).1,
+            failed(SPAN, None, Caller::Follower, "x", &ClaimState::Silent, Sent::default()).1,
             r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"failed":true,"coalesced":true}"#,
         ),
         (
-            not_smaller(SPAN, 130, Some("mini"), usage.clone(), Caller::Leader, &ClaimState::Silent).1,
+            not_smaller(SPAN, 130, Some("mini"), usage.clone(), Caller::Leader, &ClaimState::Silent, None).1,
             r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":true,"summaryChars":130,"model":"mini","usage":{"input":1200,"output":0.5}}"#,
         ),
         (
@@ -266,7 +277,7 @@ fn evidence_json_keeps_spec_key_order() {
     let spot = InvalidSpot { index: Some(0), field: "id".into(), ..InvalidSpot::default() };
     assert_eq!(json(&invalid_input(&spot).1), r#"{"summarizerCalled":false,"invalidIndex":0,"invalidField":"id"}"#);
     let usage = Usage { input: Some(f64::NAN), output: None };
-    let evidence = not_smaller(SPAN, 130, None, Some(usage), Caller::Leader, &ClaimState::Silent).1;
+    let evidence = not_smaller(SPAN, 130, None, Some(usage), Caller::Leader, &ClaimState::Silent, None).1;
     assert!(json(&evidence).ends_with(r#""usage":{"input":null}}"#));
 }
 

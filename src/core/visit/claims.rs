@@ -75,7 +75,7 @@ enum ClaimAnswer<Writer> {
 }
 
 /// A started call and the claim it is paid under, if any.
-type Claimed<H> = (Pending<Result<Answer<<H as Host>::Text>, String>>, Option<HeldClaim<<H as Host>::Writer>>);
+type Claimed<H> = (Called<<H as Host>::Text>, Option<HeldClaim<<H as Host>::Writer>>);
 
 /// How a run ended before its call: the outcome, and the claim it holds.
 type Unclaimed<H> = (CallOutcome<<H as Host>::Entry>, Option<HeldClaim<<H as Host>::Writer>>);

@@ -43,13 +43,13 @@ impl<Entry: Clone> Outcome<Entry> {
 /// A call into the caller's code, started and not yet awaited.
 pub type Pending<T> = Pin<Box<dyn Future<Output = T>>>;
 
-/// What a visit needs of its platform, in four roles: reading the span's
-/// entries again, the clock, calls into the caller's summarizer and store,
-/// and output. What step 1 read arrives as [`Loaded`] and the stage as
+/// What a visit needs of its platform, in five roles: reading the span's
+/// entries again, measuring a call ([`Sizer`], for a span bound), the
+/// clock, calls into the caller's summarizer and store, and output. What step 1 read arrives as [`Loaded`] and the stage as
 /// [`Stage`]; the visit drives the stage's flights and latch itself. A
 /// call is started by one method and awaited as its [`Pending`], so the
 /// visit decides what runs before the stage returns.
-pub trait Host: Sized + 'static {
+pub trait Host: Sized + Sizer + 'static {
     /// A recall entry, and the new summary entry.
     type Entry: Clone + 'static;
     /// The summary's text as the summarizer gave it.
@@ -78,9 +78,10 @@ pub trait Host: Sized + 'static {
     fn timer(&self, ms: f64) -> impl Future<Output = ()> + 'static;
 
     // Calls.
-    /// Starts the summarizer call on `span`; or what could not be done with
-    /// the span's entries (no call was made).
-    fn summarize(&self, span: &[usize]) -> Result<Pending<Result<Answer<Self::Text>, String>>, &'static str>;
+    /// Starts the summarizer call on `span` (its cut messages as the
+    /// [`Sizer`] cut them); or what could not be done with the span's
+    /// entries (no call was made).
+    fn summarize(&self, span: &[usize]) -> Result<Called<Self::Text>, &'static str>;
     /// `store.putIfVersion`: None when the store has none (it takes no claims).
     fn claim_writer(&self) -> Result<Option<Self::Writer>, String>;
     /// Starts writing `claim`'s entry on `candidate`'s span, its lease

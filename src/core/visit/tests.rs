@@ -8,6 +8,8 @@ use std::task::{Context, Poll, Waker};
 use super::*;
 use crate::core::config::Shape;
 use crate::core::decision::Slot;
+use crate::core::events::Evidence;
+use crate::core::span_bound::{Cut, SpanBound};
 
 /// What the summarizer answers: a text, a failure, or (while the cell is
 /// empty) nothing yet.
@@ -83,17 +85,20 @@ impl Host for Mock {
     fn timer(&self, _ms: f64) -> impl Future<Output = ()> + 'static {
         std::future::pending()
     }
-    fn summarize(&self, span: &[usize]) -> Result<Pending<Result<Answer<String>, String>>, &'static str> {
+    fn summarize(&self, span: &[usize]) -> Result<Called<String>, &'static str> {
         self.stage.log(format!("summarize {span:?}"));
         let reply = self.reply.clone();
-        Ok(Box::pin(async move {
+        let answer = Box::pin(async move {
             let text = match reply {
                 Reply::Text(text) => text,
                 Reply::Fails(cause) => return Err(cause.to_owned()),
                 Reply::Later(cell) => poll_fn(|_| cell.borrow().clone().map_or(Poll::Pending, Poll::Ready)).await,
             };
             Ok(Answer { copy: text.clone(), text, usage: None })
-        }))
+        });
+        let sent_chars =
+            MOCK_OVERHEAD as usize + span.iter().map(|&index| self.facts[index].content_units).sum::<usize>();
+        Ok(Called { answer, sent_chars })
     }
     fn claim_writer(&self) -> Result<Option<()>, String> {
         Ok(self.stage.claim_applies.map(drop))
@@ -147,17 +152,50 @@ impl Host for Mock {
     fn free_latch_with_stage(&self) {}
 }
 
+/// What the mock's calls are sent besides the messages.
+const MOCK_OVERHEAD: f64 = 100.0;
+
+/// A callback's call in chars: the instruction, then each message whole,
+/// or cut to its room (logged).
+impl Sizer for Mock {
+    fn overhead(&mut self, _: SpanBound) -> Result<f64, InvalidSpot> {
+        Ok(MOCK_OVERHEAD)
+    }
+    fn entry(&mut self, _: SpanBound, index: usize, _: &EntryFacts, room: f64) -> Result<Option<f64>, InvalidSpot> {
+        let units = self.facts[index].content_units as f64;
+        Ok((units <= room).then_some(units))
+    }
+    fn cut(&mut self, _: SpanBound, index: usize, _: &EntryFacts, room: f64) -> Result<Option<Cut>, InvalidSpot> {
+        self.stage.log(format!("cut {index} to {room}"));
+        let units = self.facts[index].content_units;
+        Ok(Some(Cut { id: format!("msg-{}", index + 1), cost: room, units, left_out: units - room as usize }))
+    }
+}
+
 /// Six turns of one entry each, 400 units apiece: the first five fold,
 /// the last stays verbatim.
 fn visit_of(stage: &Rc<StageState>, identity: Option<&str>, reply: Reply) -> Running {
+    visit_with(stage, identity, reply, 400, |_| {})
+}
+
+/// Six turns of one entry each, `units` apiece, under the config `tune` leaves.
+fn visit_with(
+    stage: &Rc<StageState>,
+    identity: Option<&str>,
+    reply: Reply,
+    units: usize,
+    tune: impl FnOnce(&mut StageConfig),
+) -> Running {
     let mut config = StageConfig::new(Shape::Callback);
     (config.trigger_min_entries, config.preserve_recent) = (4, 1);
     if stage.claim_applies.is_some() {
         config.claim_lease_ms = Some(60_000.0);
     }
     config.background = stage.background;
-    let facts: Vec<EntryFacts> =
-        (1..=6).map(|turn| EntryFacts { turn: Some(turn as f64), content_units: 400, ..Default::default() }).collect();
+    tune(&mut config);
+    let facts: Vec<EntryFacts> = (1..=6)
+        .map(|turn| EntryFacts { turn: Some(turn as f64), content_units: units, ..Default::default() })
+        .collect();
     let id_keys = (1..=6).map(|turn| format!("msg-{turn}")).collect();
     let loaded = Loaded {
         len: facts.len(),
@@ -314,4 +352,68 @@ fn a_summary_that_is_not_smaller_latches_its_conversations_span_only() {
     settled(visit_of(&stage, None, long));
     let asked = stage.calls().iter().filter(|call| call.starts_with("summarize")).count();
     assert_eq!(asked, 4, "alice once, bob once, and each run without a key: {:?}", stage.calls());
+}
+
+#[test]
+fn a_failed_call_without_a_bound_says_what_it_was_sent() {
+    let stage = Rc::new(StageState::default());
+    let outcome = settled(visit_of(&stage, Some("alice"), Reply::Fails("context length exceeded")));
+    assert!(reason(&outcome).contains("the call was sent 2100 chars"), "{}", reason(&outcome));
+    assert!(reason(&outcome).contains("set maxSpanChars"), "{}", reason(&outcome));
+    assert!(reason(&outcome).ends_with("Cause: context length exceeded"), "{}", reason(&outcome));
+}
+
+fn bounded_chars(max: f64) -> impl FnOnce(&mut StageConfig) {
+    move |config| config.max_span = Some(SpanBound { unit: crate::core::span_bound::BoundUnit::Chars, max })
+}
+
+#[test]
+fn a_span_over_the_bound_folds_its_oldest_whole_turns_and_says_what_waits() {
+    let stage = Rc::new(StageState::default());
+    // Five turns of 1,500 fold without a bound; 4,000 of room takes two.
+    let outcome =
+        settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 1_500, bounded_chars(4_100.0)));
+    assert!(stage.calls().contains(&"summarize [0, 1]".to_owned()), "{:?}", stage.calls());
+    let event = outcome.settled.event.as_ref().expect("an event");
+    assert_eq!(outcome.settled.recall[0], Slot::NewSummary);
+    assert_eq!(outcome.settled.recall.len(), 5, "the summary, three deferred turns and the tail");
+    assert!(event.reason.contains("within maxSpanChars (4100)"), "{}", event.reason);
+    assert!(event.reason.contains("3 entries after these (4500 chars) stay verbatim"), "{}", event.reason);
+    let Evidence::Folded(folded) = &event.evidence else { panic!("{:?}", event.evidence) };
+    let bound = folded.span_bound.as_ref().expect("spanBound");
+    assert_eq!((bound.sent, bound.deferred_entries, bound.deferred_chars), (3_100.0, 3, 4_500));
+    assert_eq!(folded.span_entries, 2);
+}
+
+#[test]
+fn an_entry_past_the_bound_is_sent_cut_and_folds_whole() {
+    let stage = Rc::new(StageState::default());
+    let outcome =
+        settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 100_000, bounded_chars(5_100.0)));
+    let calls = stage.calls();
+    assert!(calls.contains(&"cut 0 to 5000".to_owned()) && calls.contains(&"summarize [0]".to_owned()), "{calls:?}");
+    let event = outcome.settled.event.as_ref().expect("an event");
+    let Evidence::Folded(folded) = &event.evidence else { panic!("{:?}", event.evidence) };
+    assert_eq!(folded.span_chars, 100_000, "the summary stands for the whole entry");
+    let cut = &folded.span_bound.as_ref().expect("spanBound").cut;
+    assert_eq!((cut[0].id.as_str(), cut[0].chars, cut[0].left_out_chars), ("msg-1", 100_000, 95_000));
+    assert!(event.reason.contains("1 message was sent cut, 95000 chars left out"), "{}", event.reason);
+}
+
+#[test]
+fn a_bound_too_small_for_any_fold_declines_and_warns() {
+    let stage = Rc::new(StageState::default());
+    let outcome = settled(visit_of(&stage, Some("alice"), Reply::Text("short".into())));
+    assert_eq!(outcome.settled.recall[0], Slot::NewSummary, "without a bound it folds");
+    let stage = Rc::new(StageState::default());
+    let tokens = |config: &mut StageConfig| {
+        config.max_span = Some(SpanBound { unit: crate::core::span_bound::BoundUnit::Tokens, max: 400.0 })
+    };
+    let outcome = settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 400, tokens));
+    assert_eq!(outcome.settled.recall, UNCHANGED);
+    assert!(reason(&outcome).starts_with("span-over-bound, no call made: maxSpanTokens (400)"), "{}", reason(&outcome));
+    assert!(reason(&outcome).contains("raise maxSpanTokens to at least 600"), "{}", reason(&outcome));
+    let calls = stage.calls();
+    assert!(!calls.iter().any(|call| call.starts_with("summarize")), "{calls:?}");
+    assert_eq!(calls.iter().filter(|call| call.starts_with("warn: ")).count(), 1, "{calls:?}");
 }

@@ -1,0 +1,189 @@
+//! What a summarizer call is sent (SPEC §4 step 8, §5): the provider's
+//! transcript, or the callback's messages, with each role read once; and,
+//! under a span bound (`maxSpanChars`, `maxSpanTokens`), what each piece
+//! of the call costs, as `core::span_bound` asks, and the messages it
+//! sends cut, kept for the call.
+//!
+//! With a provider a message is its transcript line, after its line break;
+//! with a callback it is its content. In tokens, each piece is counted by
+//! `countTokens` on its own, the transcript's line breaks included, so the
+//! pieces add up to the whole text the call is sent.
+
+use js_sys::{Array, JsString};
+
+use super::host::JsHost;
+use super::output::to_js;
+use super::recall;
+use super::tokens;
+use crate::core::events::InvalidSpot;
+use crate::core::format::{transcript, transcript_line, utf16_len, TranscriptLine, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN};
+use crate::core::recall::EntryFacts;
+use crate::core::shapes::{CutMessage, Message};
+use crate::core::span_bound::{cut_message, BoundUnit, Cut, Rendering, Sizer, SpanBound};
+
+/// How many times a cut in tokens is measured before it gives up: each
+/// try shrinks the text by what the count said it was over.
+const TOKEN_CUT_TRIES: usize = 5;
+
+impl Sizer for JsHost {
+    fn overhead(&mut self, bound: SpanBound) -> Result<f64, InvalidSpot> {
+        let config = &self.settings.core;
+        if bound.unit == BoundUnit::Chars {
+            return Ok(config.call_overhead_chars() as f64);
+        }
+        let mut pieces = vec![config.instruction()];
+        if config.model().is_some() {
+            pieces.extend([TRANSCRIPT_OPEN.to_owned(), format!("\n{TRANSCRIPT_CLOSE}")]);
+        }
+        pieces
+            .iter()
+            .try_fold(0.0, |sum, piece| Ok(sum + self.count(piece).map_err(InvalidSpot::uncounted_instruction)?))
+    }
+
+    fn entry(
+        &mut self,
+        bound: SpanBound,
+        index: usize,
+        facts: &EntryFacts,
+        room: f64,
+    ) -> Result<Option<f64>, InvalidSpot> {
+        // A message costs at least its content: past the room, it is not measured.
+        let content_cost = match bound.unit {
+            BoundUnit::Chars => facts.content_units as f64,
+            BoundUnit::Tokens => facts.tokens,
+        };
+        if content_cost > room {
+            return Ok(None);
+        }
+        if self.settings.core.model().is_none() {
+            return Ok(Some(content_cost));
+        }
+        let content = self.content(index).as_ref().map(String::from).unwrap_or_default();
+        let line = self.line(index, facts, &content);
+        let cost = self.measure(bound, index, &line)?;
+        Ok((cost <= room).then_some(cost))
+    }
+
+    fn cut(
+        &mut self,
+        bound: SpanBound,
+        index: usize,
+        facts: &EntryFacts,
+        room: f64,
+    ) -> Result<Option<Cut>, InvalidSpot> {
+        let Some(content) = self.content(index) else {
+            return Ok(None);
+        };
+        let units = content.length() as usize;
+        let (frame, rendering) = match self.settings.core.model() {
+            Some(_) => (self.line(index, facts, ""), Rendering::Transcript),
+            None => (String::new(), Rendering::Plain),
+        };
+        // Read now, for the message a callback is sent in its place.
+        let _ = self.role(index);
+        let frame_cost = match bound.unit {
+            BoundUnit::Chars => utf16_len(&frame) as f64,
+            BoundUnit::Tokens if frame.is_empty() => 0.0,
+            BoundUnit::Tokens => self.measure(bound, index, &frame)?,
+        };
+        // Chars: the room itself. Tokens: the room at the message's own
+        // chars per token, tried and shrunk by what each count was over.
+        let chars_per_unit = match bound.unit {
+            BoundUnit::Chars => 1.0,
+            BoundUnit::Tokens => units as f64 / facts.tokens.max(1.0),
+        };
+        let mut message_room = ((room - frame_cost) * chars_per_unit).max(0.0) as usize;
+        for _ in 0..TOKEN_CUT_TRIES {
+            let ends = message_room.min(units) as u32 + 1;
+            let head = String::from(content.slice(0, ends));
+            let tail = String::from(content.slice((units as u32).saturating_sub(ends), units as u32));
+            let Some((text, left_out)) = cut_message(&head, &tail, units, message_room, rendering) else {
+                return Ok(None);
+            };
+            let sent = match rendering {
+                Rendering::Transcript => self.line(index, facts, &text),
+                Rendering::Plain => text.clone(),
+            };
+            let cost = self.measure(bound, index, &sent)?;
+            if cost <= room {
+                let id = String::from(&self.entries[index].id);
+                self.cut_texts.insert(index, text);
+                return Ok(Some(Cut { id, cost, units, left_out }));
+            }
+            message_room = (message_room as f64 * room / cost * 0.9) as usize;
+        }
+        Ok(None)
+    }
+}
+
+impl JsHost {
+    /// The provider transcript (SPEC §5), from each span entry's role and
+    /// content as read (or as a span bound cut it); None when a role has no
+    /// string form.
+    pub(super) fn transcript(&self, span: &[usize]) -> Option<String> {
+        let lines = self.span_lines.as_ref()?;
+        let contents: Vec<String> = span
+            .iter()
+            .map(|&index| match self.cut_texts.get(&index) {
+                Some(cut) => cut.clone(),
+                None => self.content(index).as_ref().map(String::from).unwrap_or_default(),
+            })
+            .collect();
+        Some(transcript(lines.iter().zip(&contents).map(|(line, content)| TranscriptLine {
+            role: line.role.as_deref(),
+            turn: line.turn,
+            content,
+            summary: line.summary,
+        })))
+    }
+
+    /// Entry `index`'s role, as the transcript and a cut message take it:
+    /// read the first time it is asked for, and kept.
+    pub(super) fn role(&mut self, index: usize) -> Option<Option<String>> {
+        let entries = &self.entries;
+        self.roles.entry(index).or_insert_with(|| recall::role_of(&entries[index])).clone()
+    }
+
+    /// The callback's messages (the instruction, then the span's own value
+    /// objects, but a cut one's `{ role, content }`) and their UTF-16 length.
+    pub(super) fn callback_messages(&self, span: &[usize], instruction: String) -> (Array, usize) {
+        let mut sent_chars = utf16_len(&instruction);
+        let messages: Array = span
+            .iter()
+            .map(|&index| match self.cut_texts.get(&index) {
+                Some(cut) => {
+                    sent_chars += utf16_len(cut);
+                    let role = self.roles.get(&index).cloned().flatten().flatten();
+                    to_js(&CutMessage { role, content: cut })
+                }
+                None => {
+                    sent_chars += self.content(index).map_or(0, |text| text.length() as usize);
+                    self.value(index)
+                }
+            })
+            .collect();
+        messages.unshift(&to_js(&Message { role: "system", content: instruction }));
+        (messages, sent_chars)
+    }
+
+    /// Entry `index`'s transcript line with `content`, after its line break.
+    fn line(&mut self, index: usize, facts: &EntryFacts, content: &str) -> String {
+        let role = self.role(index).flatten();
+        let line =
+            TranscriptLine { role: role.as_deref(), turn: facts.turn, content, summary: facts.summary.is_some() };
+        format!("\n{}", transcript_line(&line))
+    }
+
+    /// `text`'s cost under `bound`, as part of entry `index`'s message.
+    fn measure(&self, bound: SpanBound, index: usize, text: &str) -> Result<f64, InvalidSpot> {
+        match bound.unit {
+            BoundUnit::Chars => Ok(utf16_len(text) as f64),
+            BoundUnit::Tokens => self.count(text).map_err(|found| InvalidSpot::uncounted(index, found)),
+        }
+    }
+
+    /// `text`'s tokens by the stage's `countTokens`, or what it gave instead.
+    fn count(&self, text: &str) -> Result<f64, String> {
+        tokens::count(self.settings.count_tokens.as_ref(), &JsString::from(text))
+    }
+}
