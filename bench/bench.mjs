@@ -251,7 +251,7 @@ async function measureRecalls(modules, options, progress, timing) {
 async function measureLongConversation(api, long, quick, progress) {
   const settings = quick ? { ...long.LONG_SETTINGS, turns: 200 } : long.LONG_SETTINGS;
   const rows = [];
-  for (const variant of long.VARIANTS) {
+  for (const variant of [...long.VARIANTS, ...long.PASTED_LOG_VARIANTS]) {
     progress(`long conversation: ${variant.name}`);
     rows.push(await long.runLongConversation(api, variant, settings));
   }
@@ -476,7 +476,9 @@ function renderMarkdown(report, sections) {
   }
 
   if (report.long) {
-    const { settings, checkpoints, rows, counting, runs } = report.long;
+    const { settings, checkpoints, counting, runs } = report.long;
+    const rows = report.long.rows.filter((row) => !row.variant.includes('pasted logs'));
+    const pasted = report.long.rows.filter((row) => row.variant.includes('pasted logs'));
     const plainMean = rows.find((row) => row.variant === 'plain window')?.chars.mean;
     out.push(
       '',
@@ -502,6 +504,24 @@ function renderMarkdown(report, sections) {
           `${fixed(row.chars.lastTenth / row.chars.firstTenthAfterFold, 2)}×`,
           row.oldestReached,
           row.firstFoldTurn === undefined ? '—' : row.turnsNotReachingTurnOne,
+          ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
+        ]),
+      ),
+    );
+    out.push(
+      '',
+      'Pasted logs: every 50 turns (turn 25, 75, …) the user pastes a 100,000-character log; the summarizer rejects a call ' +
+        'whose messages hold more than 40,000 characters. `maxSpanChars` is set at that limit.',
+      '',
+      table(
+        ['variant', 'paid calls / 100 turns', 'rejected for size', 'chars sent: mean', 'chars p95', 'chars max', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+        pasted.map((row) => [
+          row.variant,
+          fixed(row.callsPer100Turns, 1),
+          row.rejectedCalls,
+          fixed(row.chars.mean, 0),
+          row.chars.p95,
+          row.chars.max,
           ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
         ]),
       ),

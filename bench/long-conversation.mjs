@@ -47,6 +47,31 @@ export const VARIANTS = [
 
 
 /**
+ * Pasted logs: every 50 turns (at turn 25, 75, …) the user pastes a
+ * 100,000-character log, and the summarizer rejects a call whose messages
+ * hold more than 40,000 characters, as a provider answers a request past a
+ * small model's context. With and without `maxSpanChars` at that limit.
+ */
+export const PASTED_LOG = Object.freeze({ every: 50, at: 25, chars: 100_000, summarizerLimit: 40_000 });
+export const PASTED_LOG_VARIANTS = [
+  { name: 'default stage, pasted logs', stage: {}, pastedLogs: true },
+  { name: 'default stage, pasted logs, maxSpanChars', stage: { maxSpanChars: PASTED_LOG.summarizerLimit }, pastedLogs: true },
+  { name: 'maxSummaries: 1, keepDetails, pasted logs', stage: { maxSummaries: 1, keepDetails: true }, pastedLogs: true },
+  {
+    name: 'maxSummaries: 1, keepDetails, pasted logs, maxSpanChars',
+    stage: { maxSummaries: 1, keepDetails: true, maxSpanChars: PASTED_LOG.summarizerLimit },
+    pastedLogs: true,
+  },
+];
+
+/** A pasted log of about `chars`, its failing line in the middle. */
+function pastedLog(turn, chars) {
+  const line = `INFO sync worker heartbeat ok, queue drained (turn ${turn})\n`;
+  const half = line.repeat(Math.ceil(chars / 2 / line.length));
+  return `Here is the log from the sync job:\n${half}ERROR sync failed for batch B-${turn}\n${half}`;
+}
+
+/**
  * What counting costs per turn: `maxSummaries: 1` as it is, then with every
  * entry counted (a token trigger that never fires, so every decision stays
  * the same) by ceil(length / 4) and by o200k_base.
@@ -97,12 +122,13 @@ function holds(text, detail) {
   return new RegExp(`(?<![\\w.])${escaped}(?![\\w])`).test(text);
 }
 
-function messagesOf(turn) {
+function messagesOf(turn, pastedLogs) {
   const fact = plantedFact(turn);
   const [userRole, userText] = CHATTER[(2 * turn) % CHATTER.length];
   const [assistantRole, assistantText] = CHATTER[(2 * turn + 1) % CHATTER.length];
+  const pasted = pastedLogs && turn % PASTED_LOG.every === PASTED_LOG.at;
   return [
-    { role: userRole, content: fact ? fact.text : `${userText} (turn ${turn})` },
+    { role: userRole, content: pasted ? pastedLog(turn, PASTED_LOG.chars) : fact ? fact.text : `${userText} (turn ${turn})` },
     { role: assistantRole, content: `${assistantText} Noted for turn ${turn}.` },
   ];
 }
@@ -115,8 +141,14 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
   let clock = 1_700_000_000_000;
   let calls = 0;
   const summarizer = variant.summaryText ? async () => variant.summaryText : api.extractive({ maxChars: settings.maxChars });
+  let rejected = 0;
   const llm = async (messages) => {
     calls++;
+    const size = messages.reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
+    if (variant.pastedLogs && size > PASTED_LOG.summarizerLimit) {
+      rejected++;
+      throw new Error(`context length exceeded: ${size} characters`);
+    }
     return summarizer(messages);
   };
   const events = [];
@@ -152,7 +184,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
   let firstFoldTurn;
   let turnsNotReachingTurnOne = 0;
   for (let turn = 1; turn <= settings.turns; turn++) {
-    for (const [index, message] of messagesOf(turn).entries()) {
+    for (const [index, message] of messagesOf(turn, variant.pastedLogs).entries()) {
       clock += 1000;
       store.push({
         id: `msg-${turn}-${index}`,
@@ -196,6 +228,7 @@ export async function runLongConversation(api, variant, settings = LONG_SETTINGS
   return {
     variant: variant.name,
     callsPer100Turns: (calls * 100) / settings.turns,
+    rejectedCalls: rejected,
     refusedShare: paid.length === 0 ? 0 : refused.length / paid.length,
     chars: {
       mean: charsSent.reduce((a, b) => a + b, 0) / charsSent.length,

@@ -11,7 +11,7 @@
 
 use js_sys::{Array, JsString};
 
-use super::host::JsHost;
+use super::host::{JsHost, RoleRead};
 use super::output::to_js;
 use super::recall;
 use super::tokens;
@@ -107,7 +107,7 @@ impl Sizer for JsHost {
             let cost = self.measure(bound, index, &sent)?;
             if cost <= room {
                 let id = String::from(&self.entries[index].id);
-                self.cut_texts.insert(index, text);
+                self.cut_texts.push((index, text));
                 return Ok(Some(Cut { id, cost, units, left_out }));
             }
             message_room = (message_room as f64 * room / cost * 0.9) as usize;
@@ -124,7 +124,7 @@ impl JsHost {
         let lines = self.span_lines.as_ref()?;
         let contents: Vec<String> = span
             .iter()
-            .map(|&index| match self.cut_texts.get(&index) {
+            .map(|&index| match self.cut_text(index) {
                 Some(cut) => cut.clone(),
                 None => self.content(index).as_ref().map(String::from).unwrap_or_default(),
             })
@@ -138,10 +138,26 @@ impl JsHost {
     }
 
     /// Entry `index`'s role, as the transcript and a cut message take it:
-    /// read the first time it is asked for, and kept.
+    /// read the first time it is asked for, and kept. None when it has no
+    /// string form.
     pub(super) fn role(&mut self, index: usize) -> Option<Option<String>> {
-        let entries = &self.entries;
-        self.roles.entry(index).or_insert_with(|| recall::role_of(&entries[index])).clone()
+        // A fold in the background no longer holds the entries: its roles were read.
+        let entry = self.entries.get(index)?;
+        if self.roles.len() < self.entries.len() {
+            self.roles.resize(self.entries.len(), RoleRead::Unread);
+        }
+        if let RoleRead::Unread = self.roles[index] {
+            self.roles[index] = recall::role_of(entry).map_or(RoleRead::Unreadable, RoleRead::Read);
+        }
+        match &self.roles[index] {
+            RoleRead::Read(role) => Some(role.clone()),
+            _ => None,
+        }
+    }
+
+    /// The cut text a span bound sends for entry `index`, if it cut it.
+    fn cut_text(&self, index: usize) -> Option<&String> {
+        self.cut_texts.iter().find(|(cut, _)| *cut == index).map(|(_, text)| text)
     }
 
     /// The callback's messages (the instruction, then the span's own value
@@ -150,10 +166,13 @@ impl JsHost {
         let mut sent_chars = utf16_len(&instruction);
         let messages: Array = span
             .iter()
-            .map(|&index| match self.cut_texts.get(&index) {
+            .map(|&index| match self.cut_text(index) {
                 Some(cut) => {
                     sent_chars += utf16_len(cut);
-                    let role = self.roles.get(&index).cloned().flatten().flatten();
+                    let role = match self.roles.get(index) {
+                        Some(RoleRead::Read(role)) => role.clone(),
+                        _ => None,
+                    };
                     to_js(&CutMessage { role, content: cut })
                 }
                 None => {

@@ -3,7 +3,6 @@
 //! calls into the caller's summarizer and store, the stage's warning, and
 //! where a visit's result goes.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -103,12 +102,12 @@ pub struct JsHost {
     pub(super) settings: Settings,
     /// Recall's entries as read (none when it could not be read).
     pub(super) entries: Vec<LoadedEntry>,
-    /// Each role read for the call, by entry: read once, when a span bound
-    /// measures its message or the span is known; None when it has no
-    /// string form (§4 step 8).
-    pub(super) roles: HashMap<usize, Option<Option<String>>>,
-    /// The messages a span bound sends cut, by entry (`core::span_bound`).
-    pub(super) cut_texts: HashMap<usize, String>,
+    /// Each entry's role, once read for the call: when a span bound
+    /// measures its message or the span is known (§4 step 8).
+    pub(super) roles: Vec<RoleRead>,
+    /// The messages a span bound sends cut, with their entries' indices
+    /// (`core::span_bound`): a few at most, those of one turn.
+    pub(super) cut_texts: Vec<(usize, String)>,
     /// The visit's copy of its identity: what every store call receives.
     identity: JsValue,
     /// The first folded entry's `source.identity`, when truthy.
@@ -131,6 +130,17 @@ struct KeptForFold {
     ids: Array,
     contents: Array,
     values: Array,
+}
+
+/// An entry's role, as the call takes it.
+#[derive(Clone, Default)]
+pub(super) enum RoleRead {
+    #[default]
+    Unread,
+    /// `String(role)`, or None for an absent role.
+    Read(Option<String>),
+    /// A role with no string form (a getter that throws, a symbol).
+    Unreadable,
 }
 
 /// What a provider's transcript takes of one span entry (SPEC §5).
@@ -178,8 +188,8 @@ fn read(
         settings,
         entries,
         identity,
-        roles: HashMap::new(),
-        cut_texts: HashMap::new(),
+        roles: Vec::new(),
+        cut_texts: Vec::new(),
         source_identity: None,
         span_lines: None,
         span: Rc::from([]),

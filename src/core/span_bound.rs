@@ -52,13 +52,16 @@ impl SpanBound {
     }
 
     /// The least room a bound must leave the span after the instruction
-    /// (and any summaries it rolls in): enough for a fold to take out of
-    /// recall several times its label (about 270 chars), and for a cut
-    /// message to keep a readable head and tail around its marker.
+    /// (and any summaries it rolls in). A bounded fold is sent at least half
+    /// of it, and that half must be well over what a summary of it takes
+    /// (a label of about 270 chars, the default instruction's 500 tokens of
+    /// text, a `keepDetails` line of up to 1,000 chars): a summary no
+    /// smaller than its span latches the span, and a span the bound keeps
+    /// the same from turn to turn would then hold every later turn back.
     pub fn min_room(self) -> f64 {
         match self.unit {
-            BoundUnit::Chars => 2_000.0,
-            BoundUnit::Tokens => 500.0,
+            BoundUnit::Chars => 8_000.0,
+            BoundUnit::Tokens => 2_000.0,
         }
     }
 
@@ -214,29 +217,33 @@ fn cut_turn(
     room: f64,
     sizer: &mut impl Sizer,
 ) -> Result<Option<(Vec<Cut>, f64)>, InvalidSpot> {
-    let mut order: Vec<usize> = (0..turn.len()).collect();
-    order.sort_by(|&a, &b| costs[a].unwrap_or(f64::INFINITY).total_cmp(&costs[b].unwrap_or(f64::INFINITY)));
-    let (mut left, mut whole) = (room, 0);
-    for &at in &order {
-        match costs[at] {
-            Some(cost) if cost <= left / (turn.len() - whole) as f64 => {
-                left -= cost;
-                whole += 1;
+    // Water-filling: a message within the share stays within every later
+    // share (each one taken out leaves the others more), so a pass takes
+    // every such message at once, until a pass takes none.
+    let mut whole = vec![false; turn.len()];
+    let mut left = room;
+    loop {
+        let share = left / whole.iter().filter(|&&taken| !taken).count().max(1) as f64;
+        let mut took = false;
+        for (at, cost) in costs.iter().enumerate() {
+            if let Some(cost) = cost.filter(|&cost| !whole[at] && cost <= share) {
+                (whole[at], left, took) = (true, left - cost, true);
             }
-            _ => break,
+        }
+        if !took {
+            break;
         }
     }
-    let share = left / (turn.len() - whole) as f64;
+    let cut_count = whole.iter().filter(|&&taken| !taken).count();
+    let share = left / cut_count.max(1) as f64;
     let share = if bound.unit == BoundUnit::Chars { share.floor() } else { share };
     if share < bound.min_cut() {
         return Ok(None);
     }
-    let mut cuts = Vec::new();
+    let mut cuts = Vec::with_capacity(cut_count);
     let mut used = room - left;
-    let mut cut_positions: Vec<usize> = order[whole..].to_vec();
-    cut_positions.sort_unstable();
-    for at in cut_positions {
-        let Some(cut) = sizer.cut(bound, turn[at], &facts[turn[at]], share)? else {
+    for (_, &index) in turn.iter().enumerate().filter(|&(at, _)| !whole[at]) {
+        let Some(cut) = sizer.cut(bound, index, &facts[index], share)? else {
             return Ok(None);
         };
         used += cut.cost;

@@ -251,15 +251,15 @@ test('each bound is refused at build unless it is a positive integer that leaves
     [{ maxSpanChars: 0 }, /`maxSpanChars` must be a positive integer no larger than 9007199254740991; received a number \(0\)/],
     [{ maxSpanChars: 5000.5 }, /`maxSpanChars` must be a positive integer/],
     [{ maxSpanChars: '40000' }, /`maxSpanChars` must be a positive integer; received a string/],
-    [{ maxSpanChars: 2_500 }, /`maxSpanChars` must be at least 2875: the instruction is 875 chars with the transcript's markers, and a fold needs 2000 more for the span; received a number \(2500\)\. Fix: pass at least 2875, or a shorter systemPrompt\./],
-    [{ maxSpanChars: 12_000, systemPrompt: 'x'.repeat(10_000) }, /`maxSpanChars` must be at least 12037: the instruction is 10037 chars/],
+    [{ maxSpanChars: 8_000 }, /`maxSpanChars` must be at least 8875: the instruction is 875 chars with the transcript's markers, and a fold needs 8000 more for the span; received a number \(8000\)\. Fix: pass at least 8875, or a shorter systemPrompt\./],
+    [{ maxSpanChars: 12_000, systemPrompt: 'x'.repeat(10_000) }, /`maxSpanChars` must be at least 18037: the instruction is 10037 chars/],
     [{ maxSpanTokens: 8_000 }, /`maxSpanTokens` \(8000\) was given without `countTokens`.*Fix: pass the summarizer model's token counter as `countTokens`/],
     [{ maxSpanTokens: 8_000, maxSpanChars: 40_000, countTokens: quarter }, /both given, but a call is bounded in one unit\. Fix: remove one of them\./],
     [{ maxSpanTokens: -1, countTokens: quarter }, /`maxSpanTokens` must be a positive integer/],
   ]) {
     assert.throws(() => summarize({ llm, model: 'small', ...config }), message, JSON.stringify(config));
   }
-  assert.doesNotThrow(() => summarize({ llm, model: 'small', maxSpanChars: 4_000 }));
+  assert.doesNotThrow(() => summarize({ llm, model: 'small', maxSpanChars: 8_875 }));
   assert.doesNotThrow(() => summarize({ llm, model: 'small', maxSpanTokens: 1, countTokens: quarter }), 'tokens are checked at the visit');
 });
 
@@ -270,14 +270,14 @@ test('a token bound too small for any fold declines with what it needs, and warn
   try {
     const llm = providerWithLimit(LIMIT);
     const loaded = [1, 2, 3, 4, 5, 6, 7].flatMap((turn) => withLog(turn === 3 ? 4 : turn).map((message, index) => messageEntry({ turn, index, message, identity: { conversationId: 'c' }, at: turn * 10 + index })));
-    const stage = summarize({ llm, model: 'small', triggerMinEntries: 12, preserveRecent: 4, countTokens: quarter, maxSpanTokens: 600 });
+    const stage = summarize({ llm, model: 'small', triggerMinEntries: 12, preserveRecent: 4, countTokens: quarter, maxSpanTokens: 1_500 });
     const { recall, events } = await stage.fold(loaded, { conversationId: 'c' });
     assert.equal(llm.calls.length, 0);
     assert.deepEqual(recall, loaded);
     const { reason, scoreEvidence } = events[0].payload;
-    assert.match(reason, /^span-over-bound, no call made: maxSpanTokens \(600\) leaves too little .* Fix: raise maxSpanTokens to at least \d+/);
+    assert.match(reason, /^span-over-bound, no call made: maxSpanTokens \(1500\) leaves too little .* Fix: raise maxSpanTokens to at least \d+/);
     assert.equal(scoreEvidence.spanBound.option, 'maxSpanTokens');
-    assert.ok(scoreEvidence.spanBound.needed > 600);
+    assert.ok(scoreEvidence.spanBound.needed > 1_500);
     assert.equal(warnings.length, 1);
   } finally {
     console.warn = warn;

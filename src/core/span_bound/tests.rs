@@ -44,7 +44,7 @@ fn fits(bound: SpanBound, sizer: &mut Fake, rolled: &[usize], raw: &[usize]) -> 
 #[test]
 fn a_span_within_the_bound_is_sent_whole() {
     let mut sizer = fake(&[(1.0, 500), (1.0, 500), (2.0, 700)]);
-    let (entries, bounded) = fits(CHARS(10_000.0), &mut sizer, &[], &[0, 1, 2]);
+    let (entries, bounded) = fits(CHARS(20_000.0), &mut sizer, &[], &[0, 1, 2]);
     assert_eq!(entries, 3);
     assert_eq!(bounded.sent, 2_700.0, "instruction and messages");
     assert!(!bounded.shaped_the_span());
@@ -52,12 +52,12 @@ fn a_span_within_the_bound_is_sent_whole() {
 
 #[test]
 fn whole_turns_fold_oldest_first_and_the_rest_waits() {
-    // Turns of 1,500 each (two messages); 4,000 of room after the instruction.
-    let mut sizer = fake(&[(1.0, 700), (1.0, 800), (2.0, 700), (2.0, 800), (3.0, 700), (3.0, 800)]);
-    let (entries, bounded) = fits(CHARS(5_000.0), &mut sizer, &[], &[0, 1, 2, 3, 4, 5]);
+    // Turns of 6,000 each (two messages); 16,000 of room after the instruction.
+    let mut sizer = fake(&[(1.0, 2_800), (1.0, 3_200), (2.0, 2_800), (2.0, 3_200), (3.0, 2_800), (3.0, 3_200)]);
+    let (entries, bounded) = fits(CHARS(17_000.0), &mut sizer, &[], &[0, 1, 2, 3, 4, 5]);
     assert_eq!(entries, 4, "turns 1 and 2; turn 3 would split at the seam");
-    assert_eq!((bounded.deferred_entries, bounded.deferred_chars), (2, 1_500));
-    assert_eq!(bounded.sent, 4_000.0);
+    assert_eq!((bounded.deferred_entries, bounded.deferred_chars), (2, 6_000));
+    assert_eq!(bounded.sent, 13_000.0);
     assert!(bounded.cuts.is_empty(), "half the room was filled: nothing is cut");
     assert!(bounded.shaped_the_span());
 }
@@ -85,27 +85,27 @@ fn the_largest_messages_of_a_cut_turn_share_the_room_and_the_smaller_go_whole() 
 
 #[test]
 fn what_fills_half_the_room_folds_alone_and_a_huge_turn_waits_for_a_call_of_its_own() {
-    let mut sizer = fake(&[(1.0, 3_000), (2.0, 1_000_000)]);
-    let (entries, bounded) = fits(CHARS(6_000.0), &mut sizer, &[], &[0, 1]);
+    let mut sizer = fake(&[(1.0, 6_000), (2.0, 1_000_000)]);
+    let (entries, bounded) = fits(CHARS(11_000.0), &mut sizer, &[], &[0, 1]);
     assert_eq!((entries, bounded.deferred_entries, bounded.deferred_chars), (1, 1, 1_000_000));
     assert!(sizer.cut.is_empty());
     // The next turn's fold: the log alone, cut to the whole room.
-    let (entries, bounded) = fits(CHARS(6_000.0), &mut sizer, &[], &[1]);
+    let (entries, bounded) = fits(CHARS(11_000.0), &mut sizer, &[], &[1]);
     assert_eq!((entries, bounded.cuts.len()), (1, 1));
-    assert_eq!(sizer.cut, [(1, 5_000.0)]);
+    assert_eq!(sizer.cut, [(1, 10_000.0)]);
 }
 
 #[test]
 fn rolled_summaries_count_toward_the_bound_and_are_never_cut() {
-    let mut sizer = fake(&[(0.0, 2_500), (1.0, 1_500), (2.0, 1_500)]);
-    let (entries, bounded) = fits(CHARS(6_000.0), &mut sizer, &[0], &[1, 2]);
-    assert_eq!(entries, 1, "1,000 + 2,500 + 1,500 fills the bound");
-    assert_eq!(bounded.sent, 5_000.0);
+    let mut sizer = fake(&[(0.0, 2_500), (1.0, 6_000), (2.0, 6_000)]);
+    let (entries, bounded) = fits(CHARS(14_000.0), &mut sizer, &[0], &[1, 2]);
+    assert_eq!(entries, 1, "1,000 + 2,500 + 6,000 is over half the bound; another turn does not fit");
+    assert_eq!(bounded.sent, 9_500.0);
     let facts = sizer.facts.clone();
     assert_eq!(
-        fit(CHARS(4_000.0), &facts, &[0], &[1, 2], &mut sizer),
-        Ok(Fitted::TooSmall { needed: 5_500.0 }),
-        "instruction and summary leave 500, under the 2,000 a fold needs"
+        fit(CHARS(10_000.0), &facts, &[0], &[1, 2], &mut sizer),
+        Ok(Fitted::TooSmall { needed: 11_500.0 }),
+        "instruction and summary leave 6,500, under the 8,000 a fold needs"
     );
 }
 

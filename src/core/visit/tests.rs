@@ -370,18 +370,18 @@ fn bounded_chars(max: f64) -> impl FnOnce(&mut StageConfig) {
 #[test]
 fn a_span_over_the_bound_folds_its_oldest_whole_turns_and_says_what_waits() {
     let stage = Rc::new(StageState::default());
-    // Five turns of 1,500 fold without a bound; 4,000 of room takes two.
+    // Five turns of 6,000 fold without a bound; 16,000 of room takes two.
     let outcome =
-        settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 1_500, bounded_chars(4_100.0)));
+        settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 6_000, bounded_chars(16_100.0)));
     assert!(stage.calls().contains(&"summarize [0, 1]".to_owned()), "{:?}", stage.calls());
     let event = outcome.settled.event.as_ref().expect("an event");
     assert_eq!(outcome.settled.recall[0], Slot::NewSummary);
     assert_eq!(outcome.settled.recall.len(), 5, "the summary, three deferred turns and the tail");
-    assert!(event.reason.contains("within maxSpanChars (4100)"), "{}", event.reason);
-    assert!(event.reason.contains("3 entries after these (4500 chars) stay verbatim"), "{}", event.reason);
+    assert!(event.reason.contains("within maxSpanChars (16100)"), "{}", event.reason);
+    assert!(event.reason.contains("3 entries after these (18000 chars) stay verbatim"), "{}", event.reason);
     let Evidence::Folded(folded) = &event.evidence else { panic!("{:?}", event.evidence) };
     let bound = folded.span_bound.as_ref().expect("spanBound");
-    assert_eq!((bound.sent, bound.deferred_entries, bound.deferred_chars), (3_100.0, 3, 4_500));
+    assert_eq!((bound.sent, bound.deferred_entries, bound.deferred_chars), (12_100.0, 3, 18_000));
     assert_eq!(folded.span_entries, 2);
 }
 
@@ -389,15 +389,15 @@ fn a_span_over_the_bound_folds_its_oldest_whole_turns_and_says_what_waits() {
 fn an_entry_past_the_bound_is_sent_cut_and_folds_whole() {
     let stage = Rc::new(StageState::default());
     let outcome =
-        settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 100_000, bounded_chars(5_100.0)));
+        settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 100_000, bounded_chars(8_100.0)));
     let calls = stage.calls();
-    assert!(calls.contains(&"cut 0 to 5000".to_owned()) && calls.contains(&"summarize [0]".to_owned()), "{calls:?}");
+    assert!(calls.contains(&"cut 0 to 8000".to_owned()) && calls.contains(&"summarize [0]".to_owned()), "{calls:?}");
     let event = outcome.settled.event.as_ref().expect("an event");
     let Evidence::Folded(folded) = &event.evidence else { panic!("{:?}", event.evidence) };
     assert_eq!(folded.span_chars, 100_000, "the summary stands for the whole entry");
     let cut = &folded.span_bound.as_ref().expect("spanBound").cut;
-    assert_eq!((cut[0].id.as_str(), cut[0].chars, cut[0].left_out_chars), ("msg-1", 100_000, 95_000));
-    assert!(event.reason.contains("1 message was sent cut, 95000 chars left out"), "{}", event.reason);
+    assert_eq!((cut[0].id.as_str(), cut[0].chars, cut[0].left_out_chars), ("msg-1", 100_000, 92_000));
+    assert!(event.reason.contains("1 message was sent cut, 92000 chars left out"), "{}", event.reason);
 }
 
 #[test]
@@ -412,7 +412,7 @@ fn a_bound_too_small_for_any_fold_declines_and_warns() {
     let outcome = settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 400, tokens));
     assert_eq!(outcome.settled.recall, UNCHANGED);
     assert!(reason(&outcome).starts_with("span-over-bound, no call made: maxSpanTokens (400)"), "{}", reason(&outcome));
-    assert!(reason(&outcome).contains("raise maxSpanTokens to at least 600"), "{}", reason(&outcome));
+    assert!(reason(&outcome).contains("raise maxSpanTokens to at least 2100"), "{}", reason(&outcome));
     let calls = stage.calls();
     assert!(!calls.iter().any(|call| call.starts_with("summarize")), "{calls:?}");
     assert_eq!(calls.iter().filter(|call| call.starts_with("warn: ")).count(), 1, "{calls:?}");
