@@ -300,7 +300,7 @@ export interface SpanBoundEvidence {
   readonly deferredChars?: number;
   /** Messages sent cut (head and tail around a marker), in span order: their ids, whole lengths and what was left out. */
   readonly cut?: readonly { readonly id: string; readonly chars: number; readonly leftOutChars: number }[];
-  /** `span-over-bound`: the least bound the fold needs. */
+  /** `span-over-bound`: a bound at least this large is needed for the fold. */
   readonly needed?: number;
 }
 
@@ -525,15 +525,18 @@ export interface SummarizeConfig {
    * message too big for any call (a pasted log, a tool's output) is sent
    * with its head and tail around a marker saying how much was left out,
    * while the details audit reads it whole and the store keeps it. At
-   * least the instruction's length plus 2,000. Default: no bound (spans
-   * are sent whole, as the original sends them).
+   * least the instruction's length (with a provider, plus 37 for the
+   * transcript's markers) plus 8,000. Default: no bound (spans are sent
+   * whole, as the original sends them).
    */
   readonly maxSpanChars?: number;
   /**
    * Beyond the original: `maxSpanChars` in tokens, counted by `countTokens`
    * (required with it): the instruction, the transcript's markers and each
-   * message line counted on their own, which sum to at least the whole.
-   * Not with `maxSpanChars`.
+   * message line counted on their own and summed (with `Math.ceil(length /
+   * 4)` at least the whole; with a real tokenizer within a few tokens of
+   * it). It must leave 2,000 tokens after the instruction, checked at the
+   * visit. Not with `maxSpanChars`.
    */
   readonly maxSpanTokens?: number;
 }

@@ -126,7 +126,10 @@ fn outcomes(recall: &Recall, config: &StageConfig) -> Vec<(Settled, Vec<String>)
                 declined_before_a_call.map(|settled| (settled, Vec::new())).collect();
             outcomes.extend([
                 (candidate.latched(), Vec::new()),
-                (settle(&candidate, CallOutcome::Failed { cause: "x".into(), sent_chars: None }, Caller::Leader), Vec::new()),
+                (
+                    settle(&candidate, CallOutcome::Failed { cause: "x".into(), sent_chars: None }, Caller::Leader),
+                    Vec::new(),
+                ),
                 (
                     settle(&candidate, CallOutcome::NotSmaller { summary_chars: 10, usage: None }, Caller::Follower),
                     Vec::new(),

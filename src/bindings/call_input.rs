@@ -107,6 +107,8 @@ impl Sizer for JsHost {
             let cost = self.measure(bound, index, &sent)?;
             if cost <= room {
                 let id = String::from(&self.entries[index].id);
+                // A fit tried again (with fewer summaries rolled in) cuts anew.
+                self.cut_texts.retain(|(cut, _)| *cut != index);
                 self.cut_texts.push((index, text));
                 return Ok(Some(Cut { id, cost, units, left_out }));
             }

@@ -214,18 +214,26 @@ impl Candidate {
         let Some(bound) = config.max_span else {
             return Ok(Plan::Consider(self));
         };
-        match span_bound::fit(bound, facts, self.rolled_indices(), self.raw_span(), sizer)? {
-            Fitted::TooSmall { needed } => {
-                Ok(Plan::Settle(self.decline(events::span_bound_too_small(self.span, bound, needed))))
-            }
-            Fitted::Fits { raw_entries, bounded } => {
-                let mut candidate = if raw_entries == self.raw_entries {
-                    self
-                } else {
-                    consider(config, facts, self.part, self.rolled, raw_entries)
-                };
-                candidate.bounded = Some(bounded);
-                Ok(Plan::Consider(candidate))
+        // Summaries that would leave too little room roll in on a later
+        // fold, fewer now: a rolling stage whose summaries outgrow the bound
+        // still folds, one summary more in recall for each fold they wait.
+        let mut rolled = self.rolled;
+        loop {
+            let fitted = span_bound::fit(bound, facts, &self.part.summaries[..rolled], self.raw_span(), sizer)?;
+            match fitted {
+                Fitted::TooSmall { .. } if rolled > 0 => rolled -= 1,
+                Fitted::TooSmall { needed } => {
+                    return Ok(Plan::Settle(self.decline(events::span_bound_too_small(self.span, bound, needed))));
+                }
+                Fitted::Fits { raw_entries, bounded } => {
+                    let mut candidate = if (raw_entries, rolled) == (self.raw_entries, self.rolled) {
+                        self
+                    } else {
+                        consider(config, facts, self.part, rolled, raw_entries)
+                    };
+                    candidate.bounded = Some(bounded);
+                    return Ok(Plan::Consider(candidate));
+                }
             }
         }
     }
@@ -234,7 +242,7 @@ impl Candidate {
     /// cannot grow past the bound, so the cost rules that wait for it to
     /// grow (the token floor, the foreseeable refusal, the deferral) would
     /// wait for good, and do not apply.
-    fn shaped_by_bound(&self) -> bool {
+    pub fn shaped_by_bound(&self) -> bool {
         self.bounded.as_ref().is_some_and(Bounded::shaped_the_span)
     }
 
@@ -336,8 +344,10 @@ impl Candidate {
         }
     }
 
+    /// A span refused before. One a bound cut short stays the same while
+    /// later turns wait behind it, so its reason says what to change.
     pub fn latched(&self) -> Settled {
-        self.decline(events::latched(self.span))
+        self.decline(events::latched(self.span, self.bounded.as_ref().filter(|_| self.shaped_by_bound())))
     }
 
     /// `background: true`: served without the fold this visit started (its

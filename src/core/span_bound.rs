@@ -65,10 +65,14 @@ impl SpanBound {
         }
     }
 
-    /// The least a cut message may be given: its marker and a little of
-    /// each end. A turn whose cut messages would get less does not fit.
+    /// The least a cut message may be given: its marker (about 60 chars)
+    /// and a readable line of each end. A turn whose cut messages would get
+    /// less does not fit.
     fn min_cut(self) -> f64 {
-        self.min_room() / 10.0
+        match self.unit {
+            BoundUnit::Chars => 200.0,
+            BoundUnit::Tokens => 50.0,
+        }
     }
 }
 
@@ -142,8 +146,9 @@ pub enum Fitted {
 /// which are sent whole) that fit the bound. When the next turn does not
 /// fit and what fits fills under half the room, that turn is taken too,
 /// its largest messages cut to the room left: so each call is sent at
-/// least half of what the bound allows, or everything up to the seam,
-/// and a span never waits on a turn that can never fit.
+/// least half of the room, or everything up to the seam, and a turn too
+/// big for any call is sent cut rather than waited on. A turn whose cut
+/// messages would each get less than `min_cut` makes the span too small.
 pub fn fit(
     bound: SpanBound,
     facts: &[EntryFacts],
@@ -178,15 +183,15 @@ pub fn fit(
         if room - left >= room / 2.0 {
             break;
         }
-        match cut_turn(bound, facts, turn, &costs, left, sizer)? {
-            Some((turn_cuts, used)) => {
-                left -= used;
-                cuts = turn_cuts;
-                start = end;
-            }
-            None if start > 0 => {}
-            None => return Ok(Fitted::TooSmall { needed: fixed + bound.min_cut() * turn.len() as f64 }),
-        }
+        // A turn that cannot be cut to the room left would hold every later
+        // turn back as well: what fits before it is too little to fold alone.
+        let Some((turn_cuts, used)) = cut_turn(bound, facts, turn, &costs, left, sizer)? else {
+            let needed = bound.max - left + bound.min_cut() * turn.len() as f64;
+            return Ok(Fitted::TooSmall { needed: needed.max(bound.max + 1.0) });
+        };
+        left -= used;
+        cuts = turn_cuts;
+        start = end;
         break;
     }
     let deferred = &raw_span[start..];

@@ -169,7 +169,12 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     let id_keys = span.iter().map(|&index| loaded.id_keys[index].as_str());
     let key = identity_key.map(|identity| span_key_text(identity, id_keys));
     if key.as_deref().is_some_and(|key| stage.memory.is_latched(stage.id, key)) {
-        return settle_now(host, candidate.latched());
+        let settled = candidate.latched();
+        // A span a bound cut short holds every later turn back: say so once.
+        if candidate.shaped_by_bound() {
+            warn_about(&host, config, settled.event.as_ref());
+        }
+        return settle_now(host, settled);
     }
     if let Some(declined) = candidate.too_few_tokens(config).or_else(|| candidate.predicted_refusal(config)) {
         return settle_now(host, declined);

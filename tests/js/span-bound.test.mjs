@@ -215,14 +215,27 @@ test('a callback is sent its own value objects, and a cut message as { role, con
 test('with background, claims and one rolling summary: the rolled summary is sent whole and every call stays within the bound', async () => {
   const llm = providerWithLimit(LIMIT);
   const store = storeWithClaims();
-  const stage = summarize({ llm, store, ...logConfig, maxSpanChars: LIMIT, background: true, claims: true, maxSummaries: 1, timeoutMs: 5_000 });
+  // A background fold's own event goes to onEvent alone.
+  const observed = [];
+  const onEvent = (type, payload) => observed.push(payload);
+  const stage = summarize({ llm, store, ...logConfig, maxSpanChars: LIMIT, background: true, claims: true, maxSummaries: 1, timeoutMs: 5_000, onEvent });
   const { seen, stored } = await converse({ stage, store, turns: 30, messagesOf: withToolOutput, background: true });
   assert.deepEqual(llm.calls.filter((call) => call.size > LIMIT || call.rejected), []);
   const summaries = stored.filter(isSummaryEntry);
   assert.ok(summaries.some((summary) => summary.metadata.summarizes.coveredIds.some((id) => id.startsWith('msg-summary-'))), 'a fold rolled an earlier summary in');
   assert.ok(summaries.every((summary) => summary.metadata.summarizes.coveredIds.at(-1).startsWith('msg-summary-claim-')), 'each fold was paid under its claim');
-  const rolled = llm.calls.filter((call) => call.transcript.includes('[summary of earlier turns'));
-  assert.ok(rolled.length > 0 && rolled.every((call) => !/summary of earlier turns[^\n]*left out here/.test(call.transcript)), 'a rolled summary is never cut');
+  // A rolled summary is sent whole: its content, line by line as the transcript writes it.
+  const byId = new Map(summaries.map((summary) => [summary.id, summary]));
+  const folds = observed.filter((payload) => payload.reason.startsWith('folded'));
+  assert.ok(folds.every((payload) => payload.scoreEvidence.background === true));
+  const rolledFolds = folds.filter((payload) => payload.scoreEvidence.rolledSummaries > 0);
+  assert.ok(rolledFolds.length > 0);
+  for (const payload of folds) assert.ok(payload.scoreEvidence.spanBound.cut.every((cut) => !cut.id.startsWith('msg-summary-')), payload.reason);
+  for (const payload of rolledFolds) {
+    const rolledId = byId.get(payload.addedIds[0]).metadata.summarizes.coveredIds[0];
+    const line = byId.get(rolledId).value.content.replaceAll('\n', '\n  | ');
+    assert.ok(llm.calls.some((call) => call.transcript.includes(line)), `${rolledId} is in a transcript whole`);
+  }
   const late = seen.slice(12).map(({ recall }) => recall.filter(isSummaryEntry).length);
   assert.ok(late.every((count) => count <= 1), `one summary in recall: ${late.join(' ')}`);
 });
@@ -272,6 +285,7 @@ test('a token bound too small for any fold declines with what it needs, and warn
     const loaded = [1, 2, 3, 4, 5, 6, 7].flatMap((turn) => withLog(turn === 3 ? 4 : turn).map((message, index) => messageEntry({ turn, index, message, identity: { conversationId: 'c' }, at: turn * 10 + index })));
     const stage = summarize({ llm, model: 'small', triggerMinEntries: 12, preserveRecent: 4, countTokens: quarter, maxSpanTokens: 1_500 });
     const { recall, events } = await stage.fold(loaded, { conversationId: 'c' });
+    await stage.fold(loaded, { conversationId: 'c' });
     assert.equal(llm.calls.length, 0);
     assert.deepEqual(recall, loaded);
     const { reason, scoreEvidence } = events[0].payload;

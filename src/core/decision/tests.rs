@@ -228,3 +228,51 @@ fn min_fold_tokens_declines_a_raw_span_under_the_floor_while_waiting_loses_no_tu
     // Without token options there is no floor in tokens.
     assert!(consider(&self::config(20, 5), &facts).too_few_tokens(&self::config(20, 5)).is_none());
 }
+
+/// Each message as its content, after 1,000 of instruction.
+struct ByLength;
+
+impl Sizer for ByLength {
+    fn overhead(&mut self, _: span_bound::SpanBound) -> Result<f64, InvalidSpot> {
+        Ok(1_000.0)
+    }
+    fn entry(
+        &mut self,
+        _: span_bound::SpanBound,
+        _: usize,
+        facts: &EntryFacts,
+        room: f64,
+    ) -> Result<Option<f64>, InvalidSpot> {
+        Ok(Some(facts.content_units as f64).filter(|&cost| cost <= room))
+    }
+    fn cut(
+        &mut self,
+        _: span_bound::SpanBound,
+        _: usize,
+        _: &EntryFacts,
+        _: f64,
+    ) -> Result<Option<span_bound::Cut>, InvalidSpot> {
+        Ok(None)
+    }
+}
+
+#[test]
+fn a_summary_too_big_to_roll_in_under_the_bound_waits_and_the_raw_span_folds() {
+    use crate::core::span_bound::{BoundUnit, SpanBound};
+    // A 3,000-char summary, then 10 turns of 2 entries of 500 chars.
+    let mut facts = conversation(11, 2, 500);
+    facts[0].summary = Some(SummaryFacts { to_turn: 1.0, from_turn: 1.0 });
+    facts[0].content_units = 3_000;
+    facts[1].covered = true;
+    let mut rolling = config(20, 4);
+    rolling.max_summaries = Some(1);
+    rolling.max_span = Some(SpanBound { unit: BoundUnit::Chars, max: 11_000.0 });
+    let candidate = consider(&rolling, &facts);
+    assert_eq!(candidate.rolled_indices(), [0], "without a bound the summary rolls in");
+    let Ok(Plan::Consider(bounded)) = candidate.within_bound(&rolling, &facts, &mut ByLength) else {
+        panic!("the raw span fits without the summary")
+    };
+    assert!(bounded.rolled_indices().is_empty(), "with it, 7,000 of room is under the 8,000 a fold needs");
+    assert_eq!(bounded.raw_span().len(), 16, "10,000 of room holds the 16 raw entries up to the seam");
+    assert_eq!(bounded.bounded.as_ref().map(|b| b.sent), Some(9_000.0));
+}

@@ -58,12 +58,23 @@ fn unclaimed(span: SpanFacts, claim_id: &str, elsewhere: bool) -> Evidence {
     })
 }
 
-pub fn latched(span: SpanFacts) -> (String, Evidence) {
+/// `bounded`: the span is one a bound cut short, which later turns wait behind.
+pub fn latched(span: SpanFacts, bounded: Option<&Bounded>) -> (String, Evidence) {
+    let behind = bounded.map(|bounded| {
+        format!(
+            "; it is as much of the conversation as {} ({}) lets one call be sent, so later turns wait behind it: \
+raise {}, or have the summarizer write shorter summaries",
+            bounded.bound.key(),
+            JsNumber(bounded.bound.max),
+            bounded.bound.key()
+        )
+    });
     (
         format!(
             "the span of {} was refused before (as replacement-not-smaller, or a summary countTokens could \
-not count) and is not re-asked: the same span gives the same answer, so recall is served verbatim",
-            Span(span)
+not count) and is not re-asked: the same span gives the same answer, so recall is served verbatim{}",
+            Span(span),
+            behind.unwrap_or_default()
         ),
         Evidence::Latched(Latched {
             span_entries: span.entries,

@@ -11,7 +11,7 @@ fn reasons_carry_their_stable_tokens() {
         covered_only(4, 2, 0).0,
         "4 entries already covered by 2 stored summaries \u{2014} no new call this turn"
     );
-    assert!(latched(SPAN).0.contains("not re-asked"));
+    assert!(latched(SPAN, None).0.contains("not re-asked"));
     let (reason, _) = failed(SPAN, Some("m"), Caller::Leader, "boom", &ClaimState::Silent, Sent::default());
     assert!(reason.contains("summarizer-failed") && reason.contains("verbatim") && reason.ends_with("Cause: boom"));
     let (reason, _) = failed(SPAN, None, Caller::Follower, "boom", &ClaimState::Silent, Sent::default());
@@ -29,7 +29,7 @@ fn every_reason_reads_in_full() {
     let one = SpanFacts { entries: 1, chars: 9, from_turn: 2.5, to_turn: 3.0 };
     let coalesced = " (coalesced: a concurrent run over the same span made the one call; this run waited for it)";
     assert_eq!(
-        latched(one).0,
+        latched(one, None).0,
         "the span of 1 entry (turns 2.5\u{2013}3, 9 chars) was refused before (as replacement-not-smaller, or a \
 summary countTokens could not count) and is not re-asked: the same span gives the same answer, so recall is served \
 verbatim"
@@ -248,7 +248,7 @@ fn evidence_json_keeps_spec_key_order() {
     };
     let cases = [
         (covered_only(2, 1, 0).1, r#"{"summarizerCalled":false}"#),
-        (latched(SPAN).1, r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"latched":true}"#),
+        (latched(SPAN, None).1, r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"latched":true}"#),
         (
             predicted_not_smaller(SPAN, 300).1,
             r#"{"spanEntries":3,"spanChars":120,"summarizerCalled":false,"labelChars":300,"predicted":true}"#,

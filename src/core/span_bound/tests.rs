@@ -1,10 +1,12 @@
 use super::*;
 
 /// A callback's call in chars: 1,000 of instruction, each message whole
-/// at its length, a cut one at the room it is given.
+/// at its length, a cut one at the room it is given (or, past
+/// `cuts_refused_under`, not at all: its marker would not fit).
 struct Fake {
     facts: Vec<EntryFacts>,
     cut: Vec<(usize, f64)>,
+    cuts_refused_under: f64,
 }
 
 impl Sizer for Fake {
@@ -16,9 +18,12 @@ impl Sizer for Fake {
         Ok((units <= room).then_some(units))
     }
     fn cut(&mut self, _: SpanBound, index: usize, _: &EntryFacts, room: f64) -> Result<Option<Cut>, InvalidSpot> {
+        if room < self.cuts_refused_under {
+            return Ok(None);
+        }
         self.cut.push((index, room));
         let units = self.facts[index].content_units;
-        Ok(Some(Cut { id: format!("m{index}"), cost: room, units, left_out: units - room as usize }))
+        Ok(Some(Cut { id: format!("m{index}"), cost: room, units, left_out: units.saturating_sub(room as usize) }))
     }
 }
 
@@ -28,7 +33,7 @@ fn fake(entries: &[(f64, usize)]) -> Fake {
         .iter()
         .map(|&(turn, content_units)| EntryFacts { turn: Some(turn), content_units, ..EntryFacts::default() })
         .collect();
-    Fake { facts, cut: Vec::new() }
+    Fake { facts, cut: Vec::new(), cuts_refused_under: 0.0 }
 }
 
 const CHARS: fn(f64) -> SpanBound = |max| SpanBound { unit: BoundUnit::Chars, max };
@@ -115,8 +120,36 @@ fn a_turn_of_too_many_huge_messages_does_not_fit_at_all() {
     let mut sizer = fake(&entries);
     let raw: Vec<usize> = (0..100).collect();
     let facts = sizer.facts.clone();
-    assert!(matches!(fit(CHARS(10_000.0), &facts, &[], &raw, &mut sizer), Ok(Fitted::TooSmall { .. })));
+    assert_eq!(
+        fit(CHARS(10_000.0), &facts, &[], &raw, &mut sizer),
+        Ok(Fitted::TooSmall { needed: 21_000.0 }),
+        "90 each, under the 200 a cut needs: the instruction and 200 a message"
+    );
     assert!(sizer.cut.is_empty(), "no message is cut for a call that cannot be made");
+}
+
+#[test]
+fn many_messages_a_little_too_long_are_each_cut_a_little() {
+    // 60 messages of 700 against 39,000 of room: 650 each, above the floor.
+    let entries: Vec<(f64, usize)> = (0..60).map(|_| (1.0, 700)).collect();
+    let mut sizer = fake(&entries);
+    let raw: Vec<usize> = (0..60).collect();
+    let (entries, bounded) = fits(CHARS(40_000.0), &mut sizer, &[], &raw);
+    assert_eq!((entries, bounded.cuts.len()), (60, 60));
+    assert!(sizer.cut.iter().all(|&(_, room)| room == 650.0), "{:?}", &sizer.cut[..2]);
+}
+
+#[test]
+fn a_turn_that_cannot_be_cut_holds_the_span_back_even_behind_a_short_turn() {
+    // Turn 1 alone is too little to fold; turn 2's messages cannot be cut to their shares.
+    let mut sizer = fake(&[(1.0, 10), (2.0, 50_000), (2.0, 50_000)]);
+    sizer.cuts_refused_under = 10_000.0;
+    let facts = sizer.facts.clone();
+    assert_eq!(
+        fit(CHARS(11_000.0), &facts, &[], &[0, 1, 2], &mut sizer),
+        Ok(Fitted::TooSmall { needed: 11_001.0 }),
+        "the cuts were refused: more than this bound, at least"
+    );
 }
 
 #[test]
@@ -145,11 +178,27 @@ fn a_cut_never_splits_a_character_and_counts_what_a_transcript_adds() {
 
 #[test]
 fn head_and_tail_of_a_short_message_never_overlap() {
-    // A message that costs more than its room only once rendered.
-    let text = "\n".repeat(300);
-    let (cut, left_out) = cut_message(&text, &text, 300, 900, Rendering::Transcript).unwrap();
-    let kept = cut.chars().count() - cut_marker(left_out).chars().count();
-    assert_eq!(kept + left_out, 300);
+    // Room for the whole message: head and tail meet, nothing is left out.
+    let text = "abcdefghij".repeat(30);
+    let (cut, left_out) = cut_message(&text, &text, 300, 10_000, Rendering::Plain).unwrap();
+    assert_eq!(left_out, 0);
+    let (head, tail) = cut.split_once(&cut_marker(0)).expect("one marker");
+    assert_eq!(format!("{head}{tail}"), text, "each unit kept once");
+}
+
+#[test]
+fn a_cut_line_costs_no_more_than_the_transcript_writes() {
+    use crate::core::format::{transcript_line, utf16_len, TranscriptLine};
+    let text = "ok\r\n<<<END TRANSCRIPT>>>\u{2028}😀 line\n".repeat(500);
+    let units = utf16_len(&text);
+    let line = |content: &str| {
+        transcript_line(&TranscriptLine { role: Some("tool"), turn: Some(3.0), content, summary: false })
+    };
+    let frame = utf16_len(&line(""));
+    for room in [300, 1_000, 4_000] {
+        let (cut, _) = cut_message(&text, &text, units, room, Rendering::Transcript).unwrap();
+        assert!(utf16_len(&line(&cut)) - frame <= room, "room {room}: {}", utf16_len(&line(&cut)) - frame);
+    }
 }
 
 #[test]

@@ -168,7 +168,12 @@ impl Sizer for Mock {
     fn cut(&mut self, _: SpanBound, index: usize, _: &EntryFacts, room: f64) -> Result<Option<Cut>, InvalidSpot> {
         self.stage.log(format!("cut {index} to {room}"));
         let units = self.facts[index].content_units;
-        Ok(Some(Cut { id: format!("msg-{}", index + 1), cost: room, units, left_out: units - room as usize }))
+        Ok(Some(Cut {
+            id: format!("msg-{}", index + 1),
+            cost: room,
+            units,
+            left_out: units.saturating_sub(room as usize),
+        }))
     }
 }
 
