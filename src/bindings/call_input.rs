@@ -11,7 +11,7 @@
 
 use js_sys::{Array, JsString};
 
-use super::host::{JsHost, RoleRead};
+use super::host::JsHost;
 use super::output::to_js;
 use super::recall;
 use super::tokens;
@@ -20,6 +20,17 @@ use crate::core::format::{transcript, transcript_line, utf16_len, TranscriptLine
 use crate::core::recall::EntryFacts;
 use crate::core::shapes::{CutMessage, Message};
 use crate::core::span_bound::{cut_message, BoundUnit, Cut, Rendering, Sizer, SpanBound};
+
+/// An entry's role, as the call takes it.
+#[derive(Clone, Default)]
+pub(super) enum RoleRead {
+    #[default]
+    Unread,
+    /// `String(role)`, or None for an absent role.
+    Read(Option<String>),
+    /// A role with no string form (a getter that throws, a symbol).
+    Unreadable,
+}
 
 /// How many times a cut in tokens is measured before it gives up: each
 /// try shrinks the text by what the count said it was over.

@@ -12,6 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::call::{self, Started, Timer};
+use super::call_input::RoleRead;
 use super::config::{to_js_error, Settings};
 use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
@@ -130,17 +131,6 @@ struct KeptForFold {
     ids: Array,
     contents: Array,
     values: Array,
-}
-
-/// An entry's role, as the call takes it.
-#[derive(Clone, Default)]
-pub(super) enum RoleRead {
-    #[default]
-    Unread,
-    /// `String(role)`, or None for an absent role.
-    Read(Option<String>),
-    /// A role with no string form (a getter that throws, a symbol).
-    Unreadable,
 }
 
 /// What a provider's transcript takes of one span entry (SPEC §5).

@@ -217,9 +217,10 @@ test('refusals at defineMemory: agentfootprint\'s own first, then each misplaced
   });
   for (const key of ['store', 'triggerMinEntries', 'strategyId']) assert.throws(define({ [key]: 1 }), { message: new RegExp(`\`strategy.${key}\` is set by defineMemory`) });
   assert.throws(define({ timeoutMs: -5 }), { name: 'RangeError', message: /^defineMemory\[chat\]: in `strategy`, summarize\(config\): `timeoutMs` .*-5/ });
-  assert.throws(define({ maxSpanChars: 10 }), { message: /`maxSpanChars` is not an option/ }, 'an option summarize does not take');
+  assert.throws(define({ maxSpanBytes: 10 }), { message: /`maxSpanBytes` is not an option/ }, 'an option summarize does not take');
+  assert.throws(define({ maxSpanChars: 10 }), { name: 'RangeError', message: /^defineMemory\[chat\]: in `strategy`, summarize\(config\): `maxSpanChars` must be at least \d+/ });
   // Options beyond the original are taken.
-  const built = ours.defineMemory(memoryOptions(store, llm, { background: true, claims: false, maxSummaries: 1, keepDetails: true, timeoutMs: 5000 }));
+  const built = ours.defineMemory(memoryOptions(store, llm, { background: true, claims: false, maxSummaries: 1, keepDetails: true, timeoutMs: 5000, maxSpanChars: 40_000 }));
   assert.equal(typeof ours.summarizeStageOf(built).settled, 'function');
 });
 
