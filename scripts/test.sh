@@ -47,6 +47,9 @@ count_house() {
   echo "$(grep -c '^met ' "$1")" "$(grep -c '^missed' "$1")"
 }
 # A soak is one check: memory stayed flat after its warm-up.
+count_in_flight() {
+  if grep -q '^verdict: a visit costs the same' "$1"; then echo 1 0; else echo 0 1; fi
+}
 count_soak() {
   if grep -q '^verdict: memory flat' "$1"; then echo 1 0; else echo 0 1; fi
 }
@@ -82,6 +85,7 @@ run soak-quick count_soak node bench/soak.mjs --runs 300000 --conversations 3000
 # conversations' background folds; neither may keep memory once they end.
 run soak-hung-blocking count_soak node bench/soak.mjs --hung blocking
 run soak-hung-background count_soak node bench/soak.mjs --hung background
+run in-flight count_in_flight node bench/in-flight.mjs
 
 echo
 printf '%-16s %8s %8s %8s\n' harness passed failed skipped

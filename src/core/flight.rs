@@ -3,8 +3,9 @@
 //! outcome, woken through std's `Waker` (no JS promise between).
 //!
 //! A flight exists only while its call and write are in the air: the
-//! registry is one list for the module, keyed by stage id and the span's
-//! full key. The outcome is published as soon as it is known, before the
+//! registry is one map for the module, by stage id and the span's full key,
+//! so a visit finds, starts and ends a flight at the same cost however many
+//! are in the air (a server whose provider slows down piles folds up). The outcome is published as soon as it is known, before the
 //! summary's write-back: waiting runs go on then, and a run that arrives
 //! during the write settles from the published summary at once, so a store
 //! that is slow (or never answers) holds no run but the leader's own. Runs
@@ -18,7 +19,8 @@
 //! leader's own deadlines bound every wait.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::collections::{HashMap, VecDeque};
+use std::rc::{Rc, Weak};
 use std::task::{Poll, Waker};
 
 /// One leader's call over one span, and its outcome once published.
@@ -41,12 +43,17 @@ pub struct Flight<T> {
 
 /// Every flight in the air.
 pub struct Flights<T> {
-    flights: RefCell<Vec<Rc<Flight<T>>>>,
+    /// By [`registry_key`]: the stage and the full key.
+    by_key: RefCell<HashMap<String, Rc<Flight<T>>>>,
+    /// The flights with a join window, oldest first: each start forgets
+    /// those whose window has passed, from the front, so a flight that
+    /// never ends leaves the map without a scan of it.
+    windowed: RefCell<VecDeque<Weak<Flight<T>>>>,
 }
 
 impl<T> Default for Flights<T> {
     fn default() -> Flights<T> {
-        Flights { flights: RefCell::default() }
+        Flights { by_key: RefCell::default(), windowed: RefCell::default() }
     }
 }
 
@@ -55,13 +62,16 @@ impl<T: Clone> Flights<T> {
     /// that a run may wait on at `now`: one whose outcome is out already (no
     /// wait), or, with a `window_ms`, one younger than that.
     pub fn find(&self, stage_id: f64, key: &str, now: f64) -> Option<Rc<Flight<T>>> {
-        self.flights.borrow().iter().find(|f| f.stage_id == stage_id && f.key == key && f.joinable_at(now)).cloned()
+        let by_key = self.by_key.borrow();
+        by_key.get(&registry_key(stage_id, key)).filter(|flight| flight.joinable_at(now)).cloned()
     }
 
     /// Registers the leader's flight, started at `now`, which runs may join
     /// for `window_ms` (for as long as it is in the air without one), and
     /// forgets the flights no run may join any more.
     pub fn start(&self, stage_id: f64, key: String, now: f64, window_ms: Option<f64>) -> Rc<Flight<T>> {
+        self.forget_unjoinable(now);
+        let registered = registry_key(stage_id, &key);
         let flight = Rc::new(Flight {
             stage_id,
             key,
@@ -71,16 +81,44 @@ impl<T: Clone> Flights<T> {
             newest_summary_seen: Cell::new(f64::NEG_INFINITY),
             waiters: RefCell::new(Vec::new()),
         });
-        let mut flights = self.flights.borrow_mut();
-        flights.retain(|other| other.joinable_at(now));
-        flights.push(flight.clone());
+        if window_ms.is_some() {
+            self.windowed.borrow_mut().push_back(Rc::downgrade(&flight));
+        }
+        // A flight of the same key that no run may join any more is replaced.
+        self.by_key.borrow_mut().insert(registered, flight.clone());
         flight
     }
 
     /// Ends the flight: later runs over the span start their own.
     pub fn finish(&self, flight: &Rc<Flight<T>>) {
-        self.flights.borrow_mut().retain(|other| !Rc::ptr_eq(other, flight));
+        let mut by_key = self.by_key.borrow_mut();
+        let registered = registry_key(flight.stage_id, &flight.key);
+        if by_key.get(&registered).is_some_and(|current| Rc::ptr_eq(current, flight)) {
+            by_key.remove(&registered);
+        }
     }
+
+    /// Forgets, oldest first, the flights whose join window has passed by
+    /// `now` and whose outcome is not out (one that is out ends with its
+    /// leader's write).
+    fn forget_unjoinable(&self, now: f64) {
+        loop {
+            let front = self.windowed.borrow().front().cloned();
+            let Some(front) = front else { return };
+            match front.upgrade() {
+                Some(flight) if flight.joinable_until.is_some_and(|until| now < until) => return,
+                Some(flight) if flight.published().is_none() => self.finish(&flight),
+                _ => {}
+            }
+            self.windowed.borrow_mut().pop_front();
+        }
+    }
+}
+
+/// A flight's key in the registry: its stage's id, then its full key (the
+/// id is a fixed width, so no two pairs write the same text).
+fn registry_key(stage_id: f64, key: &str) -> String {
+    format!("{:016x}{key}", stage_id.to_bits())
 }
 
 impl<T: Clone> Flight<T> {
@@ -182,8 +220,9 @@ mod tests {
         let published = flights.start(1.0, "writing".into(), 0.0, Some(60_000.0));
         published.publish(1);
         let _later = flights.start(1.0, "later".into(), 60_000.0, Some(60_000.0));
-        let keys: Vec<String> = flights.flights.borrow().iter().map(|f| f.key.clone()).collect();
-        assert_eq!(keys, ["writing", "later"], "the hung flight is forgotten; one whose outcome is out is not");
+        let mut keys: Vec<String> = flights.by_key.borrow().values().map(|f| f.key.clone()).collect();
+        keys.sort();
+        assert_eq!(keys, ["later", "writing"], "the hung flight is forgotten; one whose outcome is out is not");
         assert_eq!(Rc::strong_count(&hung), 1, "only its leader holds it");
     }
 
