@@ -26,8 +26,9 @@ use std::task::{Poll, Waker};
 /// One leader's call over one span, and its outcome once published.
 pub struct Flight<T> {
     stage_id: f64,
-    /// The span's full key.
-    key: String,
+    /// Its stage's id and the span's full key, as the registry finds it
+    /// ([`registry_key`]), shared with the registry's map.
+    registered: Rc<str>,
     /// When the leader started, in wall-clock ms.
     started_at: f64,
     /// Past this (the join window's end), no run joins it and the registry
@@ -44,7 +45,7 @@ pub struct Flight<T> {
 /// Every flight in the air.
 pub struct Flights<T> {
     /// By [`registry_key`]: the stage and the full key.
-    by_key: RefCell<HashMap<String, Rc<Flight<T>>>>,
+    by_key: RefCell<HashMap<Rc<str>, Rc<Flight<T>>>>,
     /// The flights with a join window, oldest first: each start forgets
     /// those whose window has passed, from the front, so a flight that
     /// never ends leaves the map without a scan of it.
@@ -63,18 +64,18 @@ impl<T: Clone> Flights<T> {
     /// wait), or, with a `window_ms`, one younger than that.
     pub fn find(&self, stage_id: f64, key: &str, now: f64) -> Option<Rc<Flight<T>>> {
         let by_key = self.by_key.borrow();
-        by_key.get(&registry_key(stage_id, key)).filter(|flight| flight.joinable_at(now)).cloned()
+        by_key.get(registry_key(stage_id, key).as_str()).filter(|flight| flight.joinable_at(now)).cloned()
     }
 
     /// Registers the leader's flight, started at `now`, which runs may join
     /// for `window_ms` (for as long as it is in the air without one), and
     /// forgets the flights no run may join any more.
-    pub fn start(&self, stage_id: f64, key: String, now: f64, window_ms: Option<f64>) -> Rc<Flight<T>> {
+    pub fn start(&self, stage_id: f64, key: &str, now: f64, window_ms: Option<f64>) -> Rc<Flight<T>> {
         self.forget_unjoinable(now);
-        let registered = registry_key(stage_id, &key);
+        let registered: Rc<str> = registry_key(stage_id, key).into();
         let flight = Rc::new(Flight {
             stage_id,
-            key,
+            registered: registered.clone(),
             started_at: now,
             joinable_until: window_ms.map(|ms| now + ms),
             outcome: RefCell::new(None),
@@ -92,9 +93,8 @@ impl<T: Clone> Flights<T> {
     /// Ends the flight: later runs over the span start their own.
     pub fn finish(&self, flight: &Rc<Flight<T>>) {
         let mut by_key = self.by_key.borrow_mut();
-        let registered = registry_key(flight.stage_id, &flight.key);
-        if by_key.get(&registered).is_some_and(|current| Rc::ptr_eq(current, flight)) {
-            by_key.remove(&registered);
+        if by_key.get(&flight.registered).is_some_and(|current| Rc::ptr_eq(current, flight)) {
+            by_key.remove(&flight.registered);
         }
     }
 
@@ -199,12 +199,12 @@ mod tests {
     #[test]
     fn runs_join_only_the_same_stage_and_key_within_the_window() {
         let flights = Flights::<u32>::default();
-        let leader = flights.start(1.0, "5:alice2:m1".into(), 1_000.0, Some(60_000.0));
+        let leader = flights.start(1.0, "5:alice2:m1", 1_000.0, Some(60_000.0));
         assert!(flights.find(1.0, "5:alice2:m1", 2_000.0).is_some());
         assert!(flights.find(2.0, "5:alice2:m1", 2_000.0).is_none(), "another stage");
         assert!(flights.find(1.0, "3:bob2:m1", 2_000.0).is_none(), "another conversation");
         assert!(flights.find(1.0, "5:alice2:m1", 61_000.0).is_none(), "past the window");
-        let timed = flights.start(1.0, "5:carol2:m1".into(), 1_000.0, None);
+        let timed = flights.start(1.0, "5:carol2:m1", 1_000.0, None);
         assert!(flights.find(1.0, "5:carol2:m1", 1e12).is_some(), "no window with timeoutMs");
         leader.publish(7);
         assert_eq!(flights.find(1.0, "5:alice2:m1", 61_000.0).and_then(|f| f.published()), Some(7));
@@ -216,11 +216,11 @@ mod tests {
     #[test]
     fn the_registry_forgets_a_flight_that_never_ends_once_its_window_has() {
         let flights = Flights::<u32>::default();
-        let hung = flights.start(1.0, "hung".into(), 0.0, Some(60_000.0));
-        let published = flights.start(1.0, "writing".into(), 0.0, Some(60_000.0));
+        let hung = flights.start(1.0, "hung", 0.0, Some(60_000.0));
+        let published = flights.start(1.0, "writing", 0.0, Some(60_000.0));
         published.publish(1);
-        let _later = flights.start(1.0, "later".into(), 60_000.0, Some(60_000.0));
-        let mut keys: Vec<String> = flights.by_key.borrow().values().map(|f| f.key.clone()).collect();
+        let _later = flights.start(1.0, "later", 60_000.0, Some(60_000.0));
+        let mut keys: Vec<String> = flights.by_key.borrow().values().map(|f| f.registered[16..].to_owned()).collect();
         keys.sort();
         assert_eq!(keys, ["later", "writing"], "the hung flight is forgotten; one whose outcome is out is not");
         assert_eq!(Rc::strong_count(&hung), 1, "only its leader holds it");
@@ -229,7 +229,7 @@ mod tests {
     #[test]
     fn publishing_wakes_every_waiting_run_once() {
         let flights = Flights::<u32>::default();
-        let flight = flights.start(1.0, "k".into(), 0.0, None);
+        let flight = flights.start(1.0, "k", 0.0, None);
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(count.clone());
         flight.wake_on_publish(&waker);
@@ -245,14 +245,14 @@ mod tests {
     #[test]
     fn a_run_waits_for_the_outcome_until_its_window_expires() {
         let flights = Flights::<u32>::default();
-        let flight = flights.start(1.0, "k".into(), 0.0, None);
+        let flight = flights.start(1.0, "k", 0.0, None);
         let mut cx = std::task::Context::from_waker(Waker::noop());
         let never = std::future::pending::<()>();
         let mut waiting = std::pin::pin!(crate::core::deadline::before(never, flight.outcome()));
         assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Pending);
         flight.publish(5);
         assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Ready(Some(5)));
-        let late = flights.start(1.0, "k2".into(), 0.0, None);
+        let late = flights.start(1.0, "k2", 0.0, None);
         let ended = std::future::ready(());
         let mut expired = std::pin::pin!(crate::core::deadline::before(ended, late.outcome()));
         assert_eq!(expired.as_mut().poll(&mut cx), Poll::Ready(None), "the window ended first");

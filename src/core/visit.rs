@@ -169,7 +169,7 @@ pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Vi
     // A background fold's flight is bounded by its calls' own deadlines.
     let window_ms = config.join_window_ms().filter(|_| !background);
     let flight_key = flight_key.clone();
-    let flight = flight_key.map(|fk| stage.memory.flights().start(stage.id, fk, host.wall_clock(), window_ms));
+    let flight = flight_key.map(|fk| stage.memory.flights().start(stage.id, &fk, host.wall_clock(), window_ms));
     // The fleet claims a span only for a conversation it can tell apart
     // (§8, Isolation): without a key, two conversations would claim one span.
     let lease_ms = config.claim_lease_ms.filter(|_| flight.is_some());
