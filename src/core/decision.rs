@@ -214,26 +214,18 @@ impl Candidate {
         let Some(bound) = config.max_span else {
             return Ok(Plan::Consider(self));
         };
-        // Summaries that would leave too little room roll in on a later
-        // fold, fewer now: a rolling stage whose summaries outgrow the bound
-        // still folds, one summary more in recall for each fold they wait.
-        let mut rolled = self.rolled;
-        loop {
-            let fitted = span_bound::fit(bound, facts, &self.part.summaries[..rolled], self.raw_span(), sizer)?;
-            match fitted {
-                Fitted::TooSmall { .. } if rolled > 0 => rolled -= 1,
-                Fitted::TooSmall { needed } => {
-                    return Ok(Plan::Settle(self.decline(events::span_bound_too_small(self.span, bound, needed))));
-                }
-                Fitted::Fits { raw_entries, bounded } => {
-                    let mut candidate = if (raw_entries, rolled) == (self.raw_entries, self.rolled) {
-                        self
-                    } else {
-                        consider(config, facts, self.part, rolled, raw_entries)
-                    };
-                    candidate.bounded = Some(bounded);
-                    return Ok(Plan::Consider(candidate));
-                }
+        match span_bound::fit(bound, facts, self.rolled_indices(), self.raw_span(), sizer)? {
+            Fitted::TooSmall { needed } => {
+                Ok(Plan::Settle(self.decline(events::span_bound_too_small(self.span, bound, needed))))
+            }
+            Fitted::Fits { rolled, raw_entries, bounded } => {
+                let mut candidate = if (rolled, raw_entries) == (self.rolled, self.raw_entries) {
+                    self
+                } else {
+                    consider(config, facts, self.part, rolled, raw_entries)
+                };
+                candidate.bounded = Some(bounded);
+                Ok(Plan::Consider(candidate))
             }
         }
     }

@@ -136,8 +136,9 @@ impl Bounded {
 /// How a span meets its bound.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fitted {
-    /// The first `raw_entries` of the raw span fold, as `bounded` says.
-    Fits { raw_entries: usize, bounded: Bounded },
+    /// The oldest `rolled` summaries and the first `raw_entries` of the raw
+    /// span fold, as `bounded` says.
+    Fits { rolled: usize, raw_entries: usize, bounded: Bounded },
     /// The bound leaves too little for any fold: at least `needed` is.
     TooSmall { needed: f64 },
 }
@@ -149,6 +150,10 @@ pub enum Fitted {
 /// least half of the room, or everything up to the seam, and a turn too
 /// big for any call is sent cut rather than waited on. A turn whose cut
 /// messages would each get less than `min_cut` makes the span too small.
+///
+/// Summaries that would leave the span too little room roll in on a later
+/// fold: the fit takes the most of the oldest `rolled` it can. Each piece
+/// is measured once, however many summaries that tries.
 pub fn fit(
     bound: SpanBound,
     facts: &[EntryFacts],
@@ -156,10 +161,37 @@ pub fn fit(
     raw_span: &[usize],
     sizer: &mut impl Sizer,
 ) -> Result<Fitted, InvalidSpot> {
-    let mut fixed = sizer.overhead(bound)?;
+    let overhead = sizer.overhead(bound)?;
+    let mut summaries = Vec::with_capacity(rolled.len());
     for &index in rolled {
-        fixed += sizer.entry(bound, index, &facts[index], f64::INFINITY)?.unwrap_or(f64::INFINITY);
+        summaries.push(sizer.entry(bound, index, &facts[index], f64::INFINITY)?.unwrap_or(f64::INFINITY));
     }
+    let mut measured = vec![None; raw_span.len()];
+    let mut too_small = None;
+    for taken in (0..=rolled.len()).rev() {
+        let fixed = overhead + summaries[..taken].iter().sum::<f64>();
+        match fit_raw(bound, fixed, facts, raw_span, &mut measured, sizer)? {
+            Fitted::Fits { raw_entries, bounded, .. } => {
+                return Ok(Fitted::Fits { rolled: taken, raw_entries, bounded })
+            }
+            // The least the span needs is what it needs with none rolled in.
+            Fitted::TooSmall { needed } => too_small = Some(needed),
+        }
+    }
+    Ok(Fitted::TooSmall { needed: too_small.unwrap_or(bound.max + 1.0) })
+}
+
+/// [`fit`] for the raw span once `fixed` (the overhead and the summaries
+/// rolled in) is known. `measured` keeps each raw entry's cost once
+/// measured whole (None until then).
+fn fit_raw(
+    bound: SpanBound,
+    fixed: f64,
+    facts: &[EntryFacts],
+    raw_span: &[usize],
+    measured: &mut [Option<f64>],
+    sizer: &mut impl Sizer,
+) -> Result<Fitted, InvalidSpot> {
     let room = bound.max - fixed;
     if !(room >= bound.min_room()) {
         return Ok(Fitted::TooSmall { needed: fixed + bound.min_room() });
@@ -171,8 +203,13 @@ pub fn fit(
         let end = turn_end(facts, raw_span, start);
         let turn = &raw_span[start..end];
         let mut costs = Vec::with_capacity(turn.len());
-        for &index in turn {
-            costs.push(sizer.entry(bound, index, &facts[index], left)?);
+        for (at, &index) in turn.iter().enumerate() {
+            let cost = match measured[start + at] {
+                Some(cost) => Some(cost).filter(|&cost| cost <= left),
+                None => sizer.entry(bound, index, &facts[index], left)?,
+            };
+            measured[start + at] = measured[start + at].or(cost);
+            costs.push(cost);
         }
         let whole = costs.iter().try_fold(0.0, |sum, cost| cost.map(|cost| sum + cost)).filter(|&sum| sum <= left);
         if let Some(whole) = whole {
@@ -197,7 +234,7 @@ pub fn fit(
     let deferred = &raw_span[start..];
     let deferred_chars = deferred.iter().fold(0usize, |sum, &index| sum.saturating_add(facts[index].content_units));
     let bounded = Bounded { bound, sent: bound.max - left, deferred_entries: deferred.len(), deferred_chars, cuts };
-    Ok(Fitted::Fits { raw_entries: start, bounded })
+    Ok(Fitted::Fits { rolled: 0, raw_entries: start, bounded })
 }
 
 /// Where the turn starting at `raw[start]` ends: a turn's entries are

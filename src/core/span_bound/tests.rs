@@ -41,7 +41,7 @@ const CHARS: fn(f64) -> SpanBound = |max| SpanBound { unit: BoundUnit::Chars, ma
 fn fits(bound: SpanBound, sizer: &mut Fake, rolled: &[usize], raw: &[usize]) -> (usize, Bounded) {
     let facts = sizer.facts.clone();
     match fit(bound, &facts, rolled, raw, sizer).expect("the fake counts everything") {
-        Fitted::Fits { raw_entries, bounded } => (raw_entries, bounded),
+        Fitted::Fits { raw_entries, bounded, .. } => (raw_entries, bounded),
         other => panic!("{other:?}"),
     }
 }
@@ -107,10 +107,19 @@ fn rolled_summaries_count_toward_the_bound_and_are_never_cut() {
     assert_eq!(entries, 1, "1,000 + 2,500 + 6,000 is over half the bound; another turn does not fit");
     assert_eq!(bounded.sent, 9_500.0);
     let facts = sizer.facts.clone();
+    let Ok(Fitted::Fits { rolled, raw_entries, bounded }) = fit(CHARS(10_000.0), &facts, &[0], &[1, 2], &mut sizer)
+    else {
+        panic!("the raw span fits without the summary")
+    };
     assert_eq!(
-        fit(CHARS(10_000.0), &facts, &[0], &[1, 2], &mut sizer),
-        Ok(Fitted::TooSmall { needed: 11_500.0 }),
-        "instruction and summary leave 6,500, under the 8,000 a fold needs"
+        (rolled, raw_entries, bounded.sent),
+        (0, 1, 7_000.0),
+        "with it, 6,500 would be under the 8,000 a fold needs"
+    );
+    assert_eq!(
+        fit(CHARS(8_500.0), &facts, &[0], &[1, 2], &mut sizer),
+        Ok(Fitted::TooSmall { needed: 9_000.0 }),
+        "the instruction alone leaves 7,500: what it needs with no summary rolled in"
     );
 }
 
