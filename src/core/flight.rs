@@ -2,10 +2,13 @@
 //! share one summarizer call. The first run leads; the others wait for its
 //! outcome, woken through std's `Waker` (no JS promise between).
 //!
-//! A flight exists only while its call and write are in the air: the
-//! registry is one map for the module, by stage id and the span's full key,
-//! so a visit finds, starts and ends a flight at the same cost however many
-//! are in the air (a server whose provider slows down piles folds up). The outcome is published as soon as it is known, before the
+//! A flight is found by its stage and its [`FlightKey`]: a span's, or with
+//! `background: true` a conversation's, which keeps the conversation to one
+//! fold in the air whatever span it folds. It exists only while its call
+//! and write are in the air: the registry is one map for the module, so a
+//! visit finds, starts and ends a flight at the same cost however many are
+//! in the air (a server whose provider slows down piles folds up;
+//! `bench/in-flight.mjs` holds it). The outcome is published as soon as it is known, before the
 //! summary's write-back: waiting runs go on then, and a run that arrives
 //! during the write settles from the published summary at once, so a store
 //! that is slow (or never answers) holds no run but the leader's own. Runs
@@ -23,12 +26,27 @@ use std::collections::{HashMap, VecDeque};
 use std::rc::{Rc, Weak};
 use std::task::{Poll, Waker};
 
+/// What a flight keeps to one call, within its stage.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FlightKey {
+    /// A span's full key (`span_key_text`: the identity and every span
+    /// id): runs over the same span share its call.
+    Span(Rc<str>),
+    /// With `background: true`, a conversation's (its identity's key): the
+    /// conversation has one fold in the air, and a later visit that finds
+    /// it neither waits nor calls.
+    Conversation(Rc<str>),
+}
+
+/// A flight's place in the registry: its stage's id (as bits) and its key.
+type Registered = (u64, FlightKey);
+
 /// One leader's call over one span, and its outcome once published.
 pub struct Flight<T> {
-    stage_id: f64,
-    /// Its stage's id and the span's full key, as the registry finds it
-    /// ([`registry_key`]), shared with the registry's map.
-    registered: Rc<str>,
+    registered: Registered,
+    /// The span's full key: the span its outcome latches, whatever key the
+    /// flight is found by.
+    span: Rc<str>,
     /// When the leader started, in wall-clock ms.
     started_at: f64,
     /// Past this (the join window's end), no run joins it and the registry
@@ -44,8 +62,7 @@ pub struct Flight<T> {
 
 /// Every flight in the air.
 pub struct Flights<T> {
-    /// By [`registry_key`]: the stage and the full key.
-    by_key: RefCell<HashMap<Rc<str>, Rc<Flight<T>>>>,
+    by_key: RefCell<HashMap<Registered, Rc<Flight<T>>>>,
     /// The flights with a join window, oldest first: each start forgets
     /// those whose window has passed, from the front, so a flight that
     /// never ends leaves the map without a scan of it.
@@ -59,23 +76,24 @@ impl<T> Default for Flights<T> {
 }
 
 impl<T: Clone> Flights<T> {
-    /// The flight of this stage over exactly this span (the same full key)
-    /// that a run may wait on at `now`: one whose outcome is out already (no
+    /// This stage's flight with exactly this key (the same full text) that
+    /// a run may wait on at `now`: one whose outcome is out already (no
     /// wait), or, with a `window_ms`, one younger than that.
-    pub fn find(&self, stage_id: f64, key: &str, now: f64) -> Option<Rc<Flight<T>>> {
+    pub fn find(&self, stage_id: f64, key: &FlightKey, now: f64) -> Option<Rc<Flight<T>>> {
         let by_key = self.by_key.borrow();
-        by_key.get(registry_key(stage_id, key).as_str()).filter(|flight| flight.joinable_at(now)).cloned()
+        by_key.get(&(stage_id.to_bits(), key.clone())).filter(|flight| flight.joinable_at(now)).cloned()
     }
 
-    /// Registers the leader's flight, started at `now`, which runs may join
-    /// for `window_ms` (for as long as it is in the air without one), and
+    /// Registers the leader's flight over the span with full key `span`,
+    /// found by `key`, started at `now`, which runs may join for
+    /// `window_ms` (for as long as it is in the air without one), and
     /// forgets the flights no run may join any more.
-    pub fn start(&self, stage_id: f64, key: &str, now: f64, window_ms: Option<f64>) -> Rc<Flight<T>> {
+    pub fn start(&self, stage_id: f64, key: FlightKey, span: Rc<str>, now: f64, window_ms: Option<f64>) -> Rc<Flight<T>> {
         self.forget_unjoinable(now);
-        let registered: Rc<str> = registry_key(stage_id, key).into();
+        let registered = (stage_id.to_bits(), key);
         let flight = Rc::new(Flight {
-            stage_id,
             registered: registered.clone(),
+            span,
             started_at: now,
             joinable_until: window_ms.map(|ms| now + ms),
             outcome: RefCell::new(None),
@@ -115,15 +133,14 @@ impl<T: Clone> Flights<T> {
     }
 }
 
-/// A flight's key in the registry: its stage's id, then its full key (the
-/// id is a fixed width, so no two pairs write the same text).
-fn registry_key(stage_id: f64, key: &str) -> String {
-    format!("{:016x}{key}", stage_id.to_bits())
-}
-
 impl<T: Clone> Flight<T> {
     pub fn stage_id(&self) -> f64 {
-        self.stage_id
+        f64::from_bits(self.registered.0)
+    }
+
+    /// The full key of the span the flight folds.
+    pub fn span(&self) -> &str {
+        &self.span
     }
 
     pub fn started_at(&self) -> f64 {
@@ -190,6 +207,15 @@ mod tests {
 
     struct Count(AtomicUsize);
 
+    fn span(text: &str) -> FlightKey {
+        FlightKey::Span(text.into())
+    }
+
+    /// Starts a span flight.
+    fn start(flights: &Flights<u32>, stage_id: f64, text: &str, now: f64, window_ms: Option<f64>) -> Rc<Flight<u32>> {
+        flights.start(stage_id, span(text), text.into(), now, window_ms)
+    }
+
     impl Wake for Count {
         fn wake(self: Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
@@ -199,37 +225,50 @@ mod tests {
     #[test]
     fn runs_join_only_the_same_stage_and_key_within_the_window() {
         let flights = Flights::<u32>::default();
-        let leader = flights.start(1.0, "5:alice2:m1", 1_000.0, Some(60_000.0));
-        assert!(flights.find(1.0, "5:alice2:m1", 2_000.0).is_some());
-        assert!(flights.find(2.0, "5:alice2:m1", 2_000.0).is_none(), "another stage");
-        assert!(flights.find(1.0, "3:bob2:m1", 2_000.0).is_none(), "another conversation");
-        assert!(flights.find(1.0, "5:alice2:m1", 61_000.0).is_none(), "past the window");
-        let timed = flights.start(1.0, "5:carol2:m1", 1_000.0, None);
-        assert!(flights.find(1.0, "5:carol2:m1", 1e12).is_some(), "no window with timeoutMs");
+        let leader = start(&flights, 1.0, "5:alice2:m1", 1_000.0, Some(60_000.0));
+        assert!(flights.find(1.0, &span("5:alice2:m1"), 2_000.0).is_some());
+        assert!(flights.find(2.0, &span("5:alice2:m1"), 2_000.0).is_none(), "another stage");
+        assert!(flights.find(1.0, &span("3:bob2:m1"), 2_000.0).is_none(), "another conversation");
+        assert!(flights.find(1.0, &span("5:alice2:m1"), 61_000.0).is_none(), "past the window");
+        let timed = start(&flights, 1.0, "5:carol2:m1", 1_000.0, None);
+        assert!(flights.find(1.0, &span("5:carol2:m1"), 1e12).is_some(), "no window with timeoutMs");
         leader.publish(7);
-        assert_eq!(flights.find(1.0, "5:alice2:m1", 61_000.0).and_then(|f| f.published()), Some(7));
+        assert_eq!(flights.find(1.0, &span("5:alice2:m1"), 61_000.0).and_then(|f| f.published()), Some(7));
         flights.finish(&leader);
         flights.finish(&timed);
-        assert!(flights.find(1.0, "5:alice2:m1", 2_000.0).is_none(), "finished");
+        assert!(flights.find(1.0, &span("5:alice2:m1"), 2_000.0).is_none(), "finished");
     }
 
     #[test]
     fn the_registry_forgets_a_flight_that_never_ends_once_its_window_has() {
         let flights = Flights::<u32>::default();
-        let hung = flights.start(1.0, "hung", 0.0, Some(60_000.0));
-        let published = flights.start(1.0, "writing", 0.0, Some(60_000.0));
+        let hung = start(&flights, 1.0, "hung", 0.0, Some(60_000.0));
+        let published = start(&flights, 1.0, "writing", 0.0, Some(60_000.0));
         published.publish(1);
-        let _later = flights.start(1.0, "later", 60_000.0, Some(60_000.0));
-        let mut keys: Vec<String> = flights.by_key.borrow().values().map(|f| f.registered[16..].to_owned()).collect();
+        let _later = start(&flights, 1.0, "later", 60_000.0, Some(60_000.0));
+        let mut keys: Vec<String> = flights.by_key.borrow().values().map(|f| f.span().to_owned()).collect();
         keys.sort();
         assert_eq!(keys, ["later", "writing"], "the hung flight is forgotten; one whose outcome is out is not");
         assert_eq!(Rc::strong_count(&hung), 1, "only its leader holds it");
     }
 
     #[test]
+    fn a_conversation_flight_is_found_by_the_conversation_alone_and_latches_its_span() {
+        let flights = Flights::<u32>::default();
+        let conversation = FlightKey::Conversation("5:alice".into());
+        let fold = flights.start(1.0, conversation.clone(), "5:alice2:m1".into(), 0.0, None);
+        assert!(flights.find(1.0, &conversation, 1.0).is_some());
+        assert!(flights.find(1.0, &span("5:alice"), 1.0).is_none(), "a span key of the same text is another key");
+        assert!(flights.find(1.0, &span("5:alice2:m1"), 1.0).is_none(), "its span is not a span flight");
+        assert_eq!(fold.span(), "5:alice2:m1");
+        flights.finish(&fold);
+        assert!(flights.find(1.0, &conversation, 1.0).is_none());
+    }
+
+    #[test]
     fn publishing_wakes_every_waiting_run_once() {
         let flights = Flights::<u32>::default();
-        let flight = flights.start(1.0, "k", 0.0, None);
+        let flight = start(&flights, 1.0, "k", 0.0, None);
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(count.clone());
         flight.wake_on_publish(&waker);
@@ -245,14 +284,14 @@ mod tests {
     #[test]
     fn a_run_waits_for_the_outcome_until_its_window_expires() {
         let flights = Flights::<u32>::default();
-        let flight = flights.start(1.0, "k", 0.0, None);
+        let flight = start(&flights, 1.0, "k", 0.0, None);
         let mut cx = std::task::Context::from_waker(Waker::noop());
         let never = std::future::pending::<()>();
         let mut waiting = std::pin::pin!(crate::core::deadline::before(never, flight.outcome()));
         assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Pending);
         flight.publish(5);
         assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Ready(Some(5)));
-        let late = flights.start(1.0, "k2", 0.0, None);
+        let late = start(&flights, 1.0, "k2", 0.0, None);
         let ended = std::future::ready(());
         let mut expired = std::pin::pin!(crate::core::deadline::before(ended, late.outcome()));
         assert_eq!(expired.as_mut().poll(&mut cx), Poll::Ready(None), "the window ended first");

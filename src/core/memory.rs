@@ -49,12 +49,12 @@ impl<Entry: Clone> Memory<Entry> {
     }
 
     /// Publishes a leader's outcome, so runs waiting on it go on, and frees
-    /// the span for later runs; a span the outcome latches (by its full key
-    /// `span_key`) is latched first. True when this made the stage's latch.
-    /// An outcome published already (a fold's, before its write) stands:
-    /// runs woken by it read it.
-    pub fn end(&self, flight: &Rc<Flight<CallOutcome<Entry>>>, span_key: &str, outcome: &CallOutcome<Entry>) -> bool {
-        let made_latch = outcome.latches() && self.latch(flight.stage_id(), span_key);
+    /// the flight's key for later runs; a span the outcome latches (the
+    /// flight's span, whatever key it is found by) is latched first. True
+    /// when this made the stage's latch. An outcome published already (a
+    /// fold's, before its write) stands: runs woken by it read it.
+    pub fn end(&self, flight: &Rc<Flight<CallOutcome<Entry>>>, outcome: &CallOutcome<Entry>) -> bool {
+        let made_latch = outcome.latches() && self.latch(flight.stage_id(), flight.span());
         if flight.published().is_none() {
             flight.publish(outcome.clone());
         }

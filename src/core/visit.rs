@@ -25,6 +25,7 @@ use super::details::{self, Audit};
 use super::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, Usage, WriteBack};
 use super::format::utf16_len;
 use super::js_number::js_number_to_string;
+use super::flight::FlightKey;
 use super::latch::{span_key_text, KeyText};
 use super::memory::Memory;
 use super::recall::{claim_dated, oldest_dated, partition, EntryFacts};
@@ -83,115 +84,123 @@ pub struct Loaded {
 
 /// Steps 2–8 of a visit whose recall and identity the host has read.
 pub fn visit<H: Host>(mut host: H, stage: Stage<H::Entry>, loaded: Loaded) -> Visited<H> {
+    match prepare(&mut host, &stage, loaded) {
+        Ok(considered) => act(host, stage, considered),
+        Err(settled) => Visited::Now(host.deliver(settled)),
+    }
+}
+
+/// A span steps 2–7 found worth a call.
+struct Considered {
+    candidate: Candidate,
+    /// What folds: any summaries rolled in (`maxSummaries`), then the raw span.
+    span: Rc<[usize]>,
+    /// Its keys, when the identity names a conversation (§8, Isolation:
+    /// only a span that can be told apart is anyone else's to join).
+    keys: Option<SpanKeys>,
+    /// The oldest loaded entry's `updatedAt` (a claim is dated before it).
+    oldest_dated: Option<f64>,
+}
+
+/// The keys a span is known by between visits.
+struct SpanKeys {
+    /// The span's full key: what single flight compares and the latch hashes.
+    span: Rc<str>,
+    /// With `background`, the conversation's key: its one fold in flight is
+    /// found by it, whatever span that fold is over.
+    conversation: Option<Rc<str>>,
+}
+
+impl SpanKeys {
+    fn flight(&self) -> FlightKey {
+        match &self.conversation {
+            Some(conversation) => FlightKey::Conversation(conversation.clone()),
+            None => FlightKey::Span(self.span.clone()),
+        }
+    }
+}
+
+/// Steps 2–7: the span this visit would fold, or how it settles without a call.
+fn prepare<H: Host>(host: &mut H, stage: &Stage<H::Entry>, loaded: Loaded) -> Result<Considered, Outcome<H::Entry>> {
     let config = &*stage.config;
-    let identity_key = match loaded.identity_key {
-        Ok(key) => key,
-        Err(spot) => return Visited::Now(invalid_input(host, config, loaded.len, spot)),
-    };
-    let settle_now = |mut host: H, settled: Settled| Visited::Now(host.deliver(Outcome::of(settled)));
-    // `background`: the conversation's one fold in flight is keyed by the
-    // identity alone (a span key always adds parts to it). A visit whose
-    // identity names no conversation folds within its turn: there is no
-    // conversation to keep to one fold, and its folds would pile up.
-    let conversation = identity_key.as_ref().filter(|_| config.background).map(|key| key.clone().into_string());
-    if let Some(running) =
-        conversation.as_deref().and_then(|key| stage.memory.flights().find(stage.id, key, host.wall_clock()))
-    {
-        // Whatever this visit settles to, a summary it loaded that reaches
-        // the running fold's span is newer than that fold's base.
-        let newest = loaded.facts.iter().filter_map(|facts| facts.summary.as_ref().map(|summary| summary.to_turn));
-        running.saw_summary_up_to(newest.fold(f64::NEG_INFINITY, f64::max));
+    let identity_key = loaded.identity_key.map_err(|spot| invalid_input(host, config, loaded.len, spot))?;
+    // `background`: the conversation's one fold in flight is found by the
+    // identity alone. A visit whose identity names no conversation folds
+    // within its turn: there is no conversation to keep to one fold, and
+    // its folds would pile up.
+    let conversation: Option<Rc<str>> =
+        identity_key.as_ref().filter(|_| config.background).map(|key| key.clone().into_string().into());
+    if let Some(conversation) = &conversation {
+        let running = FlightKey::Conversation(conversation.clone());
+        if let Some(running) = stage.memory.flights().find(stage.id, &running, host.wall_clock()) {
+            // Whatever this visit settles to, a summary it loaded that
+            // reaches the running fold's span is newer than that fold's base.
+            let newest = loaded.facts.iter().filter_map(|facts| facts.summary.as_ref().map(|summary| summary.to_turn));
+            running.saw_summary_up_to(newest.fold(f64::NEG_INFINITY, f64::max));
+        }
     }
     if loaded.len == 0 {
-        return settle_now(host, Settled { recall: Vec::new(), event: None });
+        return Err(Outcome::of(Settled { recall: Vec::new(), event: None }));
     }
-
     // 2–5. Partition, seam, and whether a call is worth making at all.
     let candidate = match decision::plan(config, &loaded.facts, partition(&loaded.facts)) {
-        Plan::Settle(settled) => return settle_now(host, settled),
+        Plan::Settle(settled) => return Err(Outcome::of(settled)),
         Plan::Consider(candidate) => candidate,
     };
     // 6, §8 Bounded spans: the oldest part of the span one call can be sent.
-    let candidate = match candidate.within_bound(config, &loaded.facts, &mut host) {
+    let candidate = match candidate.within_bound(config, &loaded.facts, host) {
         Ok(Plan::Consider(candidate)) => candidate,
-        Ok(Plan::Settle(settled)) => {
-            warn_about(&host, config, settled.event.as_ref());
-            return settle_now(host, settled);
-        }
-        Err(spot) => return Visited::Now(invalid_input(host, config, loaded.len, spot)),
+        Ok(Plan::Settle(settled)) => return Err(warned(host, config, settled)),
+        Err(spot) => return Err(invalid_input(host, config, loaded.len, spot)),
     };
-
-    // 7 and §8: latched, or too short for any summary to pay; another run's
-    // call over the same span; a clock that cannot stamp the fold.
-    // What folds: any summaries rolled in (`maxSummaries`), then the raw span.
+    // 7 and §8: latched, or too short for any summary to pay, or deferred.
     let span: Rc<[usize]> = candidate.folded_indices().into();
     host.keep_span(&span, &loaded.facts);
     let id_keys = span.iter().map(|&index| loaded.id_keys[index].as_str());
-    let key = identity_key.map(|identity| span_key_text(identity, id_keys));
-    if key.as_deref().is_some_and(|key| stage.memory.is_latched(stage.id, key)) {
+    let keys = identity_key.map(|identity| SpanKeys { span: span_key_text(identity, id_keys).into(), conversation });
+    if keys.as_ref().is_some_and(|keys| stage.memory.is_latched(stage.id, &keys.span)) {
         let settled = candidate.latched();
         // A span a bound cut short holds every later turn back: say so once.
-        if candidate.shaped_by_bound() {
-            warn_about(&host, config, settled.event.as_ref());
-        }
-        return settle_now(host, settled);
+        return Err(if candidate.shaped_by_bound() { warned(host, config, settled) } else { Outcome::of(settled) });
     }
-    if let Some(declined) = candidate.too_few_tokens(config).or_else(|| candidate.predicted_refusal(config)) {
-        return settle_now(host, declined);
+    let declined = candidate.too_few_tokens(config).or_else(|| candidate.predicted_refusal(config));
+    if let Some(declined) = declined.or_else(|| candidate.defer(config)) {
+        return Err(Outcome::of(declined));
     }
-    if let Some(deferred) = candidate.defer(config) {
-        return settle_now(host, deferred);
-    }
-    let background = conversation.is_some();
-    let flight_key = if background { &conversation } else { &key };
-    let in_flight = |host: &H| stage.memory.flights().find(stage.id, flight_key.as_deref()?, host.wall_clock());
+    Ok(Considered { candidate, span, keys, oldest_dated: oldest_dated(&loaded.facts) })
+}
+
+/// Step 8: join the call in flight over this span (with `background`, the
+/// conversation's fold), or lead the one call.
+fn act<H: Host>(mut host: H, stage: Stage<H::Entry>, considered: Considered) -> Visited<H> {
+    let Considered { candidate, span, keys, oldest_dated } = considered;
+    let flight_key = keys.as_ref().map(SpanKeys::flight);
+    let background = matches!(flight_key, Some(FlightKey::Conversation(_)));
+    let in_flight = |host: &H| stage.memory.flights().find(stage.id, flight_key.as_ref()?, host.wall_clock());
     if let Some(flight) = in_flight(&host) {
         return join(host, stage, candidate, flight, background);
     }
     // Only a user's `now` can fail, so only it is read before paying for the
-    // call (`None` without one: `Date.now` is read when it is needed).
+    // call (`None` without one: `Date.now` is read when it is needed). A
+    // run that joins reads no clock, so the flight is looked for first.
     let clock_before_call = match host.configured_clock().transpose() {
         Ok(now) => now,
         Err(found) => {
-            let settled = candidate.invalid_clock(&found);
-            warn_about(&host, config, settled.event.as_ref());
-            return settle_now(host, settled);
+            let settled = warned(&host, &stage.config, candidate.invalid_clock(&found));
+            return Visited::Now(host.deliver(settled));
         }
     };
     // A user's `now` is user code: it may have started a run over this span.
     if let Some(flight) = in_flight(&host) {
         return join(host, stage, candidate, flight, background);
     }
-
-    // 8. The one call, started now. The flight is listed first: the call
-    // runs user code, which may start another run over this span. Only a
-    // span that can be told apart is anyone else's to join.
-    // A background fold's flight is bounded by its calls' own deadlines.
-    let window_ms = config.join_window_ms().filter(|_| !background);
-    let flight_key = flight_key.clone();
-    let flight = flight_key.map(|fk| stage.memory.flights().start(stage.id, &fk, host.wall_clock(), window_ms));
-    // The fleet claims a span only for a conversation it can tell apart
-    // (§8, Isolation): without a key, two conversations would claim one span.
-    let lease_ms = config.claim_lease_ms.filter(|_| flight.is_some());
-    let oldest_dated = oldest_dated(&loaded.facts);
-    let mut run = Run { host, stage, oldest_dated, candidate, span, key, flight, clock_before_call, detached: false };
-    let first = match lease_ms {
-        Some(lease_ms) => First::Claim { lease_ms },
-        None => match run.host.summarize(&run.span) {
-            Ok(call) => First::Call(call),
-            Err(what) => return Visited::Now(run.finish_unclaimed(CallOutcome::Unreadable { what })),
-        },
-    };
-    if background {
-        // Recall now, as if this span had not been considered: the fold
-        // delivers its own event when its calls end.
-        let called = matches!(first, First::Call(_));
-        let started = run.candidate.started_in_background(called);
-        let now = run.host.deliver(Outcome { audience: Audience::VisitWhileFolding, ..Outcome::of(started) });
-        run.detached = true;
-        return Visited::Background { now, fold: Box::pin(Box::new(run).lead(first)) };
-    }
-    Visited::Later(Box::pin(Box::new(run).lead(first)))
+    // The flight is listed before the call: the call runs user code, which
+    // may start another run over this span. A background fold's flight is
+    // bounded by its calls' own deadlines.
+    let window_ms = stage.config.join_window_ms().filter(|_| !background);
+    let start = |keys: SpanKeys| stage.memory.flights().start(stage.id, keys.flight(), keys.span, host.wall_clock(), window_ms);
+    let flight = keys.map(start);
+    Run { host, stage, oldest_dated, candidate, span, flight, clock_before_call, detached: false }.start(background)
 }
 
 /// What the run that leads does first: await the call it started, or (with
@@ -209,8 +218,6 @@ struct Run<H: Host> {
     oldest_dated: Option<f64>,
     candidate: Candidate,
     span: Rc<[usize]>,
-    /// The span's full key, when it can be told apart.
-    key: Option<String>,
     /// Its flight, when its span can be told apart: other runs join it (or,
     /// with `background`, find their conversation's fold in flight).
     flight: Option<Rc<Flight<H::Entry>>>,
@@ -222,6 +229,29 @@ struct Run<H: Host> {
 impl<H: Host> Run<H> {
     fn config(&self) -> &StageConfig {
         &self.stage.config
+    }
+
+    /// Step 8: the one call (or, with `claims`, the claim before it),
+    /// started now. With `background`, recall goes back at once, as if this
+    /// span had not been considered, and the fold delivers its own event
+    /// when its calls end.
+    fn start(mut self, background: bool) -> Visited<H> {
+        // The fleet claims a span only for a conversation it can tell apart
+        // (§8, Isolation): without a key, two conversations would claim one span.
+        let first = match self.config().claim_lease_ms.filter(|_| self.flight.is_some()) {
+            Some(lease_ms) => First::Claim { lease_ms },
+            None => match self.host.summarize(&self.span) {
+                Ok(call) => First::Call(call),
+                Err(what) => return Visited::Now(self.finish_unclaimed(CallOutcome::Unreadable { what })),
+            },
+        };
+        if !background {
+            return Visited::Later(Box::pin(Box::new(self).lead(first)));
+        }
+        let started = self.candidate.started_in_background(matches!(first, First::Call(_)));
+        let now = self.host.deliver(Outcome { audience: Audience::VisitWhileFolding, ..Outcome::of(started) });
+        self.detached = true;
+        Visited::Background { now, fold: Box::pin(Box::new(self).lead(first)) }
     }
 
     /// Steps 8–10, then the run's one ending. The run is boxed, and each
@@ -341,8 +371,8 @@ impl<H: Host> Run<H> {
     /// span the outcome latches is latched first. Only a span that can be
     /// told apart has a flight, so only it is latched (§8, Isolation).
     fn end_flight(&self, outcome: &CallOutcome<H::Entry>) {
-        if let (Some(flight), Some(key)) = (&self.flight, &self.key) {
-            if self.stage.memory.end(flight, key, outcome) {
+        if let Some(flight) = &self.flight {
+            if self.stage.memory.end(flight, outcome) {
                 self.host.free_latch_with_stage();
             }
         }
@@ -433,10 +463,15 @@ fn settle<H: Host>(
     Outcome { new_summary, ..Outcome::of(settled) }
 }
 
-fn invalid_input<H: Host>(mut host: H, config: &StageConfig, loaded_len: usize, spot: InvalidSpot) -> H::Delivered {
-    let settled = decision::invalid_input(loaded_len, &spot);
-    warn_about(&host, config, settled.event.as_ref());
-    host.deliver(Outcome { untouched: true, ..Outcome::of(settled) })
+/// Invalid input: recall left exactly as given, and a warning.
+fn invalid_input<H: Host>(host: &H, config: &StageConfig, loaded_len: usize, spot: InvalidSpot) -> Outcome<H::Entry> {
+    Outcome { untouched: true, ..warned(host, config, decision::invalid_input(loaded_len, &spot)) }
+}
+
+/// A settling the stage warns about once.
+fn warned<H: Host>(host: &H, config: &StageConfig, settled: Settled) -> Outcome<H::Entry> {
+    warn_about(host, config, settled.event.as_ref());
+    Outcome::of(settled)
 }
 
 fn warn_about<H: Host>(host: &H, config: &StageConfig, event: Option<&Event>) {
