@@ -88,7 +88,14 @@ impl<T: Clone> Flights<T> {
     /// found by `key`, started at `now`, which runs may join for
     /// `window_ms` (for as long as it is in the air without one), and
     /// forgets the flights no run may join any more.
-    pub fn start(&self, stage_id: f64, key: FlightKey, span: Rc<str>, now: f64, window_ms: Option<f64>) -> Rc<Flight<T>> {
+    pub fn start(
+        &self,
+        stage_id: f64,
+        key: FlightKey,
+        span: Rc<str>,
+        now: f64,
+        window_ms: Option<f64>,
+    ) -> Rc<Flight<T>> {
         self.forget_unjoinable(now);
         let registered = (stage_id.to_bits(), key);
         let flight = Rc::new(Flight {

@@ -23,9 +23,9 @@ use super::deadline;
 use super::decision::{self, CallOutcome, Candidate, Fold, Plan, Settled, Slot};
 use super::details::{self, Audit};
 use super::events::{warning, Caller, ClaimState, Event, GiveUp, InvalidSpot, Usage, WriteBack};
+use super::flight::FlightKey;
 use super::format::utf16_len;
 use super::js_number::js_number_to_string;
-use super::flight::FlightKey;
 use super::latch::{span_key_text, KeyText};
 use super::memory::Memory;
 use super::recall::{claim_dated, oldest_dated, partition, EntryFacts};
@@ -198,7 +198,8 @@ fn act<H: Host>(mut host: H, stage: Stage<H::Entry>, considered: Considered) -> 
     // may start another run over this span. A background fold's flight is
     // bounded by its calls' own deadlines.
     let window_ms = stage.config.join_window_ms().filter(|_| !background);
-    let start = |keys: SpanKeys| stage.memory.flights().start(stage.id, keys.flight(), keys.span, host.wall_clock(), window_ms);
+    let start =
+        |keys: SpanKeys| stage.memory.flights().start(stage.id, keys.flight(), keys.span, host.wall_clock(), window_ms);
     let flight = keys.map(start);
     Run { host, stage, oldest_dated, candidate, span, flight, clock_before_call, detached: false }.start(background)
 }
