@@ -83,107 +83,185 @@ pub(super) fn detect(text: &str) -> Vec<&str> {
 /// `words` are slices of `text`, so a detail of several words is the text
 /// from the first to the last, as written.
 fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str>, usize) {
-    let word = words[at];
-    if word.starts_with(is_cjk) {
+    let spot = Spot { text, words, at, word: words[at], next: words.get(at + 1).copied().unwrap_or("") };
+    if spot.word.starts_with(is_cjk) {
         return (None, 1);
     }
-    let next = words.get(at + 1).copied().unwrap_or("");
-    let starts = |prefix: &str| word.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix));
-    let offset = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize;
-    let joined = |count: usize| {
-        let last = words[at + count - 1];
-        text.get(offset(word)..offset(last) + last.len()).unwrap_or(word)
-    };
     // Most words are prose: with no digit and none of the marks a detail
-    // carries, only a month's name before a day or a currency's name before
-    // an amount can start one, so nothing else is tried on them. Every fold
-    // runs the audit, the first one within a serverless cold start, which
-    // this shortens (README, "Cold start"). A detector for a detail with no
-    // digit and no mark must be tried above it.
-    let marked = word.bytes().any(|b| b.is_ascii_digit() || matches!(b, b'@' | b'/' | b'\\' | b'#' | b'%'))
-        || word.starts_with(is_currency_sign)
-        || word.ends_with(is_currency_sign)
-        || starts("www.");
-    if !marked {
-        if next.starts_with(|c: char| c.is_ascii_digit()) {
-            if let Some(count) = date_words(words, at) {
-                return (Some(joined(count)), count);
-            }
-            if let Some(count) = is_currency_word(word).then(|| amount_words(words, at + 1)).flatten() {
-                return (Some(joined(1 + count)), 1 + count);
-            }
-        }
-        return (None, 1);
+    // carries, only a word before a number can start one, so only
+    // [`PROSE_DETECTORS`] are tried on it. Every fold runs the audit, the
+    // first one within a serverless cold start, which this shortens
+    // (README, "Cold start").
+    let detectors = if spot.is_marked() {
+        MARKED_DETECTORS
+    } else if spot.next.starts_with(|c: char| c.is_ascii_digit()) {
+        PROSE_DETECTORS
+    } else {
+        &[]
+    };
+    match detectors.iter().find_map(|detect| detect(&spot)) {
+        Some(count) => (Some(spot.joined(count)), count),
+        None => (None, 1),
     }
-    if starts("http://") || starts("https://") || (starts("www.") && word.len() > 6) {
-        return (Some(word), 1);
-    }
-    if is_email(word) {
-        return (Some(word), 1);
-    }
+}
+
+/// How many words the detail a detector reads at a spot spans, if it reads one there.
+type Detector = fn(&Spot) -> Option<usize>;
+
+/// The detectors tried on a word with a digit or a detail's mark, in
+/// order: the first that reads a detail wins, so one that reads more words
+/// (or a more specific shape) comes before one its words would also match.
+/// A new class of detail is one row here (and, if it has no digit and no
+/// mark, one in [`PROSE_DETECTORS`]).
+const MARKED_DETECTORS: &[Detector] = &[
+    url,
+    email,
     // Before a phone number: `1 234 567 €` is an amount, not seven digits.
-    if let Some(count) = amount_words(words, at) {
-        if words.get(at + count).is_some_and(|after| is_currency_word(after)) {
-            return (Some(joined(count + 1)), count + 1);
-        }
+    amount_then_currency_name,
+    phone,
+    numeric_date,
+    path,
+    amount_with_currency_sign,
+    currency_name_then_amount,
+    percentage,
+    spaced_percentage_or_number_sign,
+    korean_date_or_time,
+    percentage_in_words,
+    time,
+    date,
+    amount_then_unit,
+    number_with_unit,
+    id,
+];
+
+/// The detectors tried on a word of prose before a number: a month's name
+/// before a day, a currency's name before an amount.
+const PROSE_DETECTORS: &[Detector] = &[date, currency_name_then_amount];
+
+/// A word a detector looks at, among the words of `text`.
+struct Spot<'a, 'w> {
+    text: &'a str,
+    words: &'w [&'a str],
+    at: usize,
+    word: &'a str,
+    /// The word after it, or "" at the end.
+    next: &'a str,
+}
+
+impl<'a> Spot<'a, '_> {
+    /// The text from this word to the `count`-th word from it, as written.
+    fn joined(&self, count: usize) -> &'a str {
+        let offset = |word: &str| word.as_ptr() as usize - self.text.as_ptr() as usize;
+        let last = self.words[self.at + count - 1];
+        self.text.get(offset(self.word)..offset(last) + last.len()).unwrap_or(self.word)
     }
-    if let Some(count) = phone_words(words, at) {
-        return (Some(joined(count)), count);
+
+    fn starts(&self, prefix: &str) -> bool {
+        self.word.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix))
     }
-    if is_date_numeric(word) {
-        return (Some(word), 1);
+
+    /// Whether the word has a digit or a mark only a detail carries.
+    fn is_marked(&self) -> bool {
+        let word = self.word;
+        word.bytes().any(|b| b.is_ascii_digit() || matches!(b, b'@' | b'/' | b'\\' | b'#' | b'%'))
+            || word.starts_with(is_currency_sign)
+            || word.ends_with(is_currency_sign)
+            || self.starts("www.")
     }
-    if is_path(word) {
-        return (Some(word), 1);
-    }
+}
+
+fn one_word(found: bool) -> Option<usize> {
+    found.then_some(1)
+}
+
+fn url(spot: &Spot) -> Option<usize> {
+    one_word(spot.starts("http://") || spot.starts("https://") || (spot.starts("www.") && spot.word.len() > 6))
+}
+
+fn email(spot: &Spot) -> Option<usize> {
+    one_word(is_email(spot.word))
+}
+
+/// `1 234 567 €`, `4 990 000 ₽`.
+fn amount_then_currency_name(spot: &Spot) -> Option<usize> {
+    let count = amount_words(spot.words, spot.at)?;
+    spot.words.get(spot.at + count).is_some_and(|after| is_currency_word(after)).then_some(count + 1)
+}
+
+fn phone(spot: &Spot) -> Option<usize> {
+    phone_words(spot.words, spot.at)
+}
+
+fn numeric_date(spot: &Spot) -> Option<usize> {
+    one_word(is_date_numeric(spot.word))
+}
+
+fn path(spot: &Spot) -> Option<usize> {
+    one_word(is_path(spot.word))
+}
+
+/// `$19.00`, `649,90€`, or an amount after a sign written as a word (`R$649,90`).
+fn amount_with_currency_sign(spot: &Spot) -> Option<usize> {
+    let word = spot.word;
     let symbol = word.starts_with(is_currency_sign) || word.ends_with(is_currency_sign);
     let word_sign = WORD_SIGNS.iter().find_map(|(sign, _)| word.strip_prefix(sign));
-    if (symbol && is_amount(word.trim_matches(is_currency_sign))) || word_sign.is_some_and(is_amount) {
-        return (Some(word), 1);
+    one_word((symbol && is_amount(word.trim_matches(is_currency_sign))) || word_sign.is_some_and(is_amount))
+}
+
+/// `EUR 1 234,56`, `R$ 649,90`.
+fn currency_name_then_amount(spot: &Spot) -> Option<usize> {
+    is_currency_word(spot.word).then(|| amount_words(spot.words, spot.at + 1)).flatten().map(|count| 1 + count)
+}
+
+fn percentage(spot: &Spot) -> Option<usize> {
+    one_word(spot.word.strip_suffix('%').is_some_and(is_amount))
+}
+
+/// `15 %`, as French, German and Russian write it; `# 48213`, as a
+/// number sign read as `#` (`№ 48213`, `n° 48213`) is written.
+fn spaced_percentage_or_number_sign(spot: &Spot) -> Option<usize> {
+    let (word, next) = (spot.word, spot.next);
+    ((is_amount(word) && next == "%") || (word == "#" && (is_amount(next) || is_id(next)))).then_some(2)
+}
+
+fn korean_date_or_time(spot: &Spot) -> Option<usize> {
+    korean_date_or_time_words(spot.words, spot.at)
+}
+
+/// `15 percent`, `15 per cent`.
+fn percentage_in_words(spot: &Spot) -> Option<usize> {
+    if !is_amount(spot.word) {
+        return None;
     }
-    if let Some(count) = is_currency_word(word).then(|| amount_words(words, at + 1)).flatten() {
-        return (Some(joined(1 + count)), 1 + count);
+    if spot.next.eq_ignore_ascii_case("percent") {
+        return Some(2);
     }
-    if let Some(number) = word.strip_suffix('%') {
-        if is_amount(number) {
-            return (Some(word), 1);
-        }
-    }
-    // `15 %`, as French, German and Russian write it; `# 48213`, as a
-    // number sign read as `#` (`№ 48213`, `n° 48213`) is written.
-    if (is_amount(word) && next == "%") || (word == "#" && (is_amount(next) || is_id(next))) {
-        return (Some(joined(2)), 2);
-    }
-    if let Some(count) = korean_date_or_time(words, at) {
-        return (Some(joined(count)), count);
-    }
-    let per_cent =
-        next.eq_ignore_ascii_case("per") && words.get(at + 2).is_some_and(|w| w.eq_ignore_ascii_case("cent"));
-    if is_amount(word) && next.eq_ignore_ascii_case("percent") {
-        return (Some(joined(2)), 2);
-    }
-    if is_amount(word) && per_cent {
-        return (Some(joined(3)), 3);
-    }
-    if let Some(count) = time_words(words, at) {
-        return (Some(joined(count)), count);
-    }
-    if let Some(count) = date_words(words, at) {
-        return (Some(joined(count)), count);
-    }
-    if is_amount(word) && is_listed(next, UNITS) {
-        return (Some(joined(2)), 2);
-    }
-    if let Some(split) = word.find(|c: char| !c.is_ascii_digit() && c != '.' && c != ',') {
-        let (number, unit) = word.split_at(split);
-        if !number.is_empty() && is_amount(number) && is_listed(unit, UNITS) {
-            return (Some(word), 1);
-        }
-    }
-    if is_id(word) {
-        return (Some(word), 1);
-    }
-    (None, 1)
+    let cent = spot.words.get(spot.at + 2).is_some_and(|word| word.eq_ignore_ascii_case("cent"));
+    (spot.next.eq_ignore_ascii_case("per") && cent).then_some(3)
+}
+
+fn time(spot: &Spot) -> Option<usize> {
+    time_words(spot.words, spot.at)
+}
+
+fn date(spot: &Spot) -> Option<usize> {
+    date_words(spot.words, spot.at)
+}
+
+/// `12 kg`.
+fn amount_then_unit(spot: &Spot) -> Option<usize> {
+    (is_amount(spot.word) && is_listed(spot.next, UNITS)).then_some(2)
+}
+
+/// `12kg`, `3.5GB`.
+fn number_with_unit(spot: &Spot) -> Option<usize> {
+    let split = spot.word.find(|c: char| !c.is_ascii_digit() && c != '.' && c != ',')?;
+    let (number, unit) = spot.word.split_at(split);
+    one_word(!number.is_empty() && is_amount(number) && is_listed(unit, UNITS))
+}
+
+fn id(spot: &Spot) -> Option<usize> {
+    one_word(is_id(spot.word))
 }
 
 /// The amount at `words[at]` and how many words it takes: one, or with a
@@ -219,7 +297,7 @@ fn amount_words(words: &[&str], at: usize) -> Option<usize> {
 /// `3월 3일`, `2026년 3월 3일`, `15시 30분`: Korean writes a date's and a
 /// time's parts as words of their own (written together, as in `3월3일`, or
 /// in Japanese and Chinese, `2026年3月3日`, they are one word, an id).
-fn korean_date_or_time(words: &[&str], at: usize) -> Option<usize> {
+fn korean_date_or_time_words(words: &[&str], at: usize) -> Option<usize> {
     let word = |offset: usize| words.get(at + offset).copied().unwrap_or("");
     let part = |offset: usize, unit: char, digits: usize| {
         word(offset)
