@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js::{self, AbortController, Callee, ConditionalWriteAnswer, Deadline, ProviderResponse, UsageCounts};
-use super::settlement::{Settlement, ABANDONED};
+use super::promise_wait::{PromiseWait, ABANDONED};
 use crate::core::deadline;
 use crate::core::events::Usage;
 use crate::core::format::is_blank;
@@ -25,7 +25,7 @@ use crate::core::visit::{Answer, ConditionalWrite};
 /// awaited, like a rejection: until then it holds its span's flight, so runs
 /// started meanwhile wait for it instead of calling again.
 pub struct Started {
-    answer: Result<Settlement, String>,
+    answer: Result<PromiseWait, String>,
     /// `timeoutMs`, timed from the call.
     deadline: Option<(f64, Timer)>,
     /// Aborted past the deadline: a provider's own request stops too.
@@ -61,7 +61,7 @@ impl Started {
         controller: Option<AbortController>,
     ) -> Started {
         let value = function.and_then(|function| function.apply(this, args).map_err(|error| js::cause_of(&error)));
-        let answer = value.map(|value| Settlement::of(&js::awaitable(&value)));
+        let answer = value.map(|value| PromiseWait::of(&js::awaitable(&value)));
         let deadline = timeout_ms.filter(|_| answer.is_ok()).map(|ms| (ms, Timer::new(ms)));
         Started { answer, deadline, controller }
     }
@@ -92,13 +92,13 @@ impl Started {
 /// time; dropped before then, it stops, so no timer outlives what waits on it.
 pub struct Timer {
     deadline: Deadline,
-    ended: Settlement,
+    ended: PromiseWait,
 }
 
 impl Timer {
     pub fn new(ms: f64) -> Timer {
         let deadline = js::deadline(ms);
-        let ended = Settlement::of(&deadline.promise());
+        let ended = PromiseWait::of(&deadline.promise());
         Timer { deadline, ended }
     }
 }

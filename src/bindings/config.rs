@@ -16,12 +16,10 @@ use super::call;
 use super::js::{self, cause_of, describe, plain_copy, plain_copy_with, Callee};
 use super::output::to_js;
 use crate::core::config::{
-    claim_lease_option, count_option, keep_details_field, keep_details_option, span_bound_option, token_options,
-    ConfigError, ErrorClass, Key, Shape, StageConfig, Tier, KEEP_DETAILS_KEYS, KNOWN_KEYS, SUMMARIZE_CALL,
+    self, count_option, ConfigError, ErrorClass, Found, Key, Methods, Options, StageConfig, KEEP_DETAILS_KEYS,
+    KNOWN_KEYS,
 };
-use crate::core::details::PinBounds;
 use crate::core::events::threw;
-use crate::core::format::is_blank;
 
 /// The config's own enumerable properties, copied as `{ ...config }` reads
 /// them (once: later changes to the object change nothing), and checked;
@@ -31,15 +29,18 @@ pub fn checked_copy(config: &JsValue) -> Result<(Object, Rc<StageConfig>), Confi
         return Err(ConfigError::not_an_object(&describe(config)));
     }
     let copy = plain_copy(config).map_err(|error| ConfigError::not_an_object(&unreadable_object(&error)))?;
-    let settings = Settings::read(&copy, Reading::Build)?;
+    let (core, refusal) = config::read(&Copy(&copy), Some(&CallerObjects(&copy)));
+    if let Some(refusal) = refusal {
+        return Err(refusal);
+    }
     check_keys(&copy)?;
     // The bounds as checked replace the caller's `keepDetails`, which is so
     // read once: a getter or a later change cannot alter them.
     if !option(&copy, Key::KeepDetails).is_undefined() {
-        let checked = settings.core.keep_details.map_or(JsValue::FALSE, |bounds| to_js(&bounds));
+        let checked = core.keep_details.map_or(JsValue::FALSE, |bounds| to_js(&bounds));
         let _ = Reflect::set(&copy, &JsValue::from_str(Key::KeepDetails.name()), &checked);
     }
-    Ok((copy, settings.core))
+    Ok((copy, Rc::new(core)))
 }
 
 /// Refuses a key the stage does not read: it would be dropped silently.
@@ -85,16 +86,6 @@ fn option(copy: &Object, key: Key) -> JsValue {
     Reflect::get(copy, &JsValue::from_str(key.name())).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// What reads a config.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
-    /// `summarize(config)`: also checks that the provider has `complete`
-    /// and the store `put`.
-    Build,
-    /// A visit, which reads those methods once, when it calls them.
-    Visit,
-}
-
 /// SPEC §1's table with its defaults, as a visit uses it.
 pub struct Settings {
     /// A provider object or a callback function.
@@ -128,114 +119,83 @@ impl Settings {
         }
     }
 
-    /// Reads and checks every option of a config's copy: the summarizer and
-    /// the store first, then the numbers, the strings and the functions.
-    pub fn read(copy: &Object, reading: Reading) -> Result<Settings, ConfigError> {
-        let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
-        let refused = |key: Key, value: &JsValue| ConfigError::refused(key, &describe(value));
-        let number = |key: Key| get(key).map(|value| value.as_f64().ok_or_else(|| refused(key, &value))).transpose();
-        let has =
-            |target: &JsValue, name, method| reading == Reading::Visit || call::method(target, name, method).is_ok();
+    /// The settings of a copy its build checked, read again for a stage
+    /// whose plain config is no longer kept. The copy is plain data only
+    /// the stage holds, so it reads as it did at build, where it met no
+    /// refusal; the caller's methods are not looked up again (a visit
+    /// reads each when it calls it).
+    pub fn of_checked(copy: &Object) -> Settings {
+        let (core, _no_refusal) = config::read(&Copy(copy), None);
+        Settings::with_core(copy, Rc::new(core))
+    }
+}
 
-        let llm = option(copy, Key::Llm);
-        let model = get(Key::Model);
-        let shape = if llm.is_function() {
-            if let Some(model) = model {
-                return Err(ConfigError::model_with_callback(&describe(&model)));
-            }
-            Shape::Callback
+/// A config's copy, as the core reads it (`core::config::read`).
+struct Copy<'a>(&'a Object);
+
+impl Options for Copy<'_> {
+    fn found(&self, key: Key) -> Found {
+        found(&option(self.0, key))
+    }
+
+    fn describe(&self, key: Key) -> String {
+        describe(&option(self.0, key))
+    }
+
+    /// Its own keys only, as a spread reads them.
+    fn keep_details_fields(&self) -> Result<[(Found, String); 2], ConfigError> {
+        let refusal = |found: &str| ConfigError::refused(Key::KeepDetails, found);
+        let fields = options_object(&option(self.0, Key::KeepDetails), &KEEP_DETAILS_KEYS, &[], refusal)?;
+        Ok(KEEP_DETAILS_KEYS.map(|key| {
+            let value = Reflect::get(&fields, &JsValue::from_str(key)).unwrap_or_default();
+            (found(&value), describe(&value))
+        }))
+    }
+}
+
+/// What a JS value is, as the core's rules tell values apart.
+fn found(value: &JsValue) -> Found {
+    if value.is_undefined() {
+        Found::Absent
+    } else if let Some(n) = value.as_f64() {
+        Found::Number(n)
+    } else if let Some(text) = value.dyn_ref::<JsString>() {
+        // A lone surrogate does not survive Rust's text: the stage would
+        // send or emit another string than the caller gave.
+        if text.is_well_formed() {
+            Found::Text(String::from(text))
         } else {
-            if !(llm.is_object() && has(&llm, "llm.complete", Callee::complete)) {
-                return Err(refused(Key::Llm, &llm));
-            }
-            match model.as_ref().map(|model| text_of(Key::Model, model)).transpose()?.flatten() {
-                // A blank name names no model: the provider would refuse it on every turn.
-                Some(model) if !is_blank(&model) => Shape::Provider { model },
-                _ => return Err(ConfigError::model_required(&describe(&option(copy, Key::Model)))),
-            }
-        };
-        let store = get(Key::Store);
-        if let Some(store) = &store {
-            if !(store.is_object() && has(store, "store.put", Callee::put)) {
-                return Err(refused(Key::Store, store));
-            }
+            Found::IllFormedText
         }
-
-        let mut core = StageConfig::new(shape);
-        core.read_numbers(number)?;
-
-        let text =
-            |key: Key| get(key).map(|value| text_of(key, &value)?.ok_or_else(|| refused(key, &value))).transpose();
-        core.system_prompt = text(Key::SystemPrompt)?;
-        if let Some(strategy_id) = text(Key::StrategyId)? {
-            core.strategy_id = strategy_id;
-        }
-        if let Some(tier) = get(Key::SummaryTier) {
-            core.tier = Tier::option(tier.as_string().as_deref(), || refused(Key::SummaryTier, &tier))?;
-        }
-        let boolean =
-            |key: Key| get(key).map_or(Ok(false), |value| value.as_bool().ok_or_else(|| refused(key, &value)));
-        let claims = boolean(Key::Claims)?;
-        if let Some(store) = store.as_ref().filter(|_| claims && reading == Reading::Build) {
-            match store.unchecked_ref::<Callee>().put_if_version() {
-                Ok(method) if method.is_undefined() || method.is_function() => {}
-                Ok(other) => return Err(ConfigError::put_if_version_not_a_function(&describe(&other))),
-                Err(error) => {
-                    return Err(ConfigError::put_if_version_not_a_function(&threw("reading", &cause_of(&error))))
-                }
-            }
-        }
-        core.background = boolean(Key::Background)?;
-        if core.background && store.is_none() {
-            return Err(ConfigError::background_without_store());
-        }
-        core.claim_lease_ms =
-            claim_lease_option(claims, number(Key::ClaimLeaseMs)?, core.timeout_ms, core.background, store.is_some())?;
-
-        // `typeof` (not `instanceof`): a function from another realm is a function too.
-        let function = |key: Key| match get(key) {
-            Some(value) if !value.is_function() => Err(refused(key, &value)),
-            value => Ok(value.map(JsValue::unchecked_into::<Function>)),
-        };
-        function(Key::OnEvent)?;
-        function(Key::Now)?;
-        let count_tokens = function(Key::CountTokens)?;
-        if function(Key::WaitUntil)?.is_some() && !core.background {
-            return Err(ConfigError::wait_until_without_background());
-        }
-        core.tokens = token_options(count_tokens.is_some(), number)?;
-        core.keep_details = get(Key::KeepDetails).map(|keep| keep_details(&keep)).transpose()?.flatten();
-        let (max_chars, max_tokens) = (number(Key::MaxSpanChars)?, number(Key::MaxSpanTokens)?);
-        core.max_span = span_bound_option(&core, max_chars, max_tokens, count_tokens.is_some())?;
-        // The JS values as every visit takes them, by the one function that does.
-        Ok(Settings::with_core(copy, Rc::new(core)))
+    } else if let Some(value) = value.as_bool() {
+        Found::Bool(value)
+    } else if value.is_function() {
+        Found::Function
+    } else if value.is_object() {
+        Found::Object
+    } else {
+        Found::Other
     }
 }
 
-/// `keepDetails`: `true` (the default bounds), `false`, or
-/// `{ maxDetails, maxChars }` (absent fields take the defaults).
-fn keep_details(value: &JsValue) -> Result<Option<PinBounds>, ConfigError> {
-    let refusal = |found: &str| ConfigError::refused(Key::KeepDetails, found);
-    if let Some(keep) = value.as_bool() {
-        return Ok(keep.then_some(PinBounds::DEFAULT));
-    }
-    // Its own keys only, as a spread reads them.
-    let fields = options_object(value, &KEEP_DETAILS_KEYS, &[], refusal)?;
-    keep_details_option(|key| {
-        let value = Reflect::get(&fields, &JsValue::from_str(key)).unwrap_or_default();
-        number(SUMMARIZE_CALL, &value, &keep_details_field(key))
-    })
-    .map(Some)
-}
+/// The caller's provider and store, as the build finds their methods.
+struct CallerObjects<'a>(&'a Object);
 
-/// A string option's text (None for any other value). A lone surrogate is
-/// refused: Rust's text cannot hold one, and the stage would send or emit
-/// another string than the caller gave.
-fn text_of(key: Key, value: &JsValue) -> Result<Option<String>, ConfigError> {
-    match value.dyn_ref::<JsString>() {
-        Some(text) if text.is_well_formed() => Ok(Some(String::from(text))),
-        Some(_) => Err(ConfigError::not_well_formed(key, &describe(value))),
-        None => Ok(None),
+impl Methods for CallerObjects<'_> {
+    fn provider_completes(&self) -> bool {
+        call::method(&option(self.0, Key::Llm), "llm.complete", Callee::complete).is_ok()
+    }
+
+    fn store_puts(&self) -> bool {
+        call::method(&option(self.0, Key::Store), "store.put", Callee::put).is_ok()
+    }
+
+    fn put_if_version(&self) -> Result<(Found, String), String> {
+        let store = option(self.0, Key::Store);
+        match store.unchecked_ref::<Callee>().put_if_version() {
+            Ok(method) => Ok((found(&method), describe(&method))),
+            Err(error) => Err(threw("reading", &cause_of(&error))),
+        }
     }
 }
 

@@ -68,7 +68,7 @@ export function awaitable(value) {
 }
 
 /**
- * Reports the waits whose promise became garbage unsettled (src/bindings/settlement.rs). Where the platform
+ * Reports the waits whose promise became garbage unsettled (src/bindings/promise_wait.rs). Where the platform
  * has no FinalizationRegistry, such a wait holds its visit until its deadline (for good without one), and its
  * slot, a few bytes, after that.
  */
@@ -107,7 +107,7 @@ function reporter(settle, id) {
 
 /**
  * Resolves after `ms`. Clearing it stops the timer and resolves at once, so its wait in Rust ends then, not when
- * the collector finds the promise (src/bindings/settlement.rs).
+ * the collector finds the promise (src/bindings/promise_wait.rs).
  */
 export function deadline(ms) {
   let clear;

@@ -13,7 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::call::{self, Started, Timer};
 use super::call_input::RoleRead;
-use super::config::{to_js_error, Settings};
+use super::config::Settings;
 use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::memory::{self, MEMORY};
@@ -149,11 +149,7 @@ fn read(
     identity: Result<VisitIdentity, InvalidSpot>,
     target: Target,
 ) -> Result<Read, Promise> {
-    // The copy was checked at build and only the stage function holds it,
-    // so it reads the same at every visit. Were it ever refused, the visit
-    // would reject, naming why, and the guard in glue.js would take that for
-    // a failure of the instance, as it takes every rejection of a visit.
-    let settings = handle.settings().map_err(|error| Promise::reject(&to_js_error(error)))?;
+    let settings = handle.settings();
     let (loaded_len, mut recall, invalid) = match recall {
         Ok(recall) => (recall.entries.len(), recall, None),
         Err(Unusable { spot, loaded_len }) => (loaded_len, Recall::default(), Some(spot)),

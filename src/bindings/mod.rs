@@ -11,8 +11,8 @@ mod identity;
 mod js;
 mod memory;
 mod output;
+mod promise_wait;
 mod recall;
-mod settlement;
 mod stage;
 mod tokens;
 

@@ -28,7 +28,7 @@ pub const ABANDONED: &str =
     "its promise can never settle: nothing holds it any more (it was garbage-collected unsettled)";
 
 /// A promise's outcome: its value, or its rejection (None once abandoned).
-pub struct Settlement {
+pub struct PromiseWait {
     state: Rc<RefCell<State>>,
 }
 
@@ -53,9 +53,9 @@ thread_local! {
     static SETTLE: JsValue = Closure::<dyn Fn(u32, Option<bool>, JsValue)>::new(settle).into_js_value();
 }
 
-impl Settlement {
+impl PromiseWait {
     /// Waits on `promise` (a native one: `js::awaitable`), which alone holds the wait.
-    pub fn of(promise: &Promise) -> Settlement {
+    pub fn of(promise: &Promise) -> PromiseWait {
         let state = Rc::new(RefCell::new(State::default()));
         let id = WAITS.with(|waits| {
             let Waits { slots, free } = &mut *waits.borrow_mut();
@@ -67,7 +67,7 @@ impl Settlement {
             id
         });
         SETTLE.with(|settle| js::on_settled(promise, id, settle));
-        Settlement { state }
+        PromiseWait { state }
     }
 }
 
@@ -97,7 +97,7 @@ fn settle(id: u32, fulfilled: Option<bool>, value: JsValue) {
     }
 }
 
-impl Future for Settlement {
+impl Future for PromiseWait {
     /// Err is the rejection, or None when the wait was abandoned.
     type Output = Result<JsValue, Option<JsValue>>;
 
@@ -111,7 +111,7 @@ impl Future for Settlement {
     }
 }
 
-impl Drop for Settlement {
+impl Drop for PromiseWait {
     /// Nothing waits any more (a deadline ended first): its task is not kept.
     fn drop(&mut self) {
         self.state.borrow_mut().waker = None;

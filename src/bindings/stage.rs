@@ -26,9 +26,9 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::config::{Reading, Settings};
+use super::config::Settings;
 use super::js;
-use crate::core::config::{ConfigError, StageConfig};
+use crate::core::config::StageConfig;
 
 /// How many stages' plain configs are kept: a server's shared stages, and
 /// the stage a request has just built.
@@ -112,14 +112,14 @@ impl StageHandle {
     }
 
     /// The settings of the copy this stage was built with, which was checked
-    /// then (so reading it again is not refused).
-    pub fn settings(&self) -> Result<Settings, ConfigError> {
+    /// then.
+    pub fn settings(&self) -> Settings {
         let id = self.id();
         if let Some(plain) = kept_plain_config(id) {
-            return Ok(Settings::with_core(&self.config(), plain));
+            return Settings::with_core(&self.config(), plain);
         }
-        let settings = Settings::read(&self.config(), Reading::Visit)?;
+        let settings = Settings::of_checked(&self.config());
         keep_plain_config(id, settings.core.clone());
-        Ok(settings)
+        settings
     }
 }

@@ -142,25 +142,6 @@ impl StageConfig {
         utf16_len(&self.header().render(numbers))
     }
 
-    /// SPEC §1's counts and times over the defaults, each as `number(key)`
-    /// finds it (None when absent), checked in this order.
-    pub fn read_numbers(
-        &mut self,
-        number: impl Fn(Key) -> Result<Option<f64>, ConfigError>,
-    ) -> Result<(), ConfigError> {
-        let count = |key: Key, default| {
-            number(key)?.map_or(Ok(default), |n| count_option(SUMMARIZE_CALL, key.name(), n, default))
-        };
-        self.trigger_min_entries = count(Key::TriggerMinEntries, self.trigger_min_entries)?;
-        self.preserve_recent = count(Key::PreserveRecent, self.preserve_recent)?;
-        self.min_fold_entries = count(Key::MinFoldEntries, self.min_fold_entries)?;
-        self.max_summaries = number(Key::MaxSummaries)?.map(max_summaries_option).transpose()?;
-        self.trigger_min_chars = number(Key::TriggerMinChars)?.map(trigger_chars_option).transpose()?;
-        self.ttl_ms = number(Key::TtlMs)?.map(|n| ttl_option(Key::TtlMs.name(), n)).transpose()?;
-        self.timeout_ms = number(Key::TimeoutMs)?.map(|n| timeout_option(Key::TimeoutMs.name(), n)).transpose()?;
-        Ok(())
-    }
-
     /// The configured instruction, or the default (the rolling one when
     /// earlier summaries may be folded in).
     pub fn instruction(&self) -> String {
@@ -247,10 +228,12 @@ pub fn call_deadline_ms(timeout_ms: Option<f64>, background: bool) -> Option<f64
 
 mod keys;
 mod options;
+mod read;
 mod refusals;
 
 pub use keys::*;
 pub use options::*;
+pub use read::{read, Found, Methods, Options};
 pub use refusals::*;
 
 #[cfg(test)]

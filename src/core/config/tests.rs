@@ -209,3 +209,76 @@ fn tiers_round_trip() {
     }
     assert_eq!(Tier::parse("frozen"), None);
 }
+
+/// A config as the bindings would report it: each given key's value.
+struct Given(Vec<(Key, Found)>);
+
+impl Options for Given {
+    fn found(&self, key: Key) -> Found {
+        self.0.iter().find(|(given, _)| *given == key).map_or(Found::Absent, |(_, found)| found.clone())
+    }
+
+    fn describe(&self, key: Key) -> String {
+        format!("{:?}", self.found(key))
+    }
+
+    fn keep_details_fields(&self) -> Result<[(Found, String); 2], ConfigError> {
+        Ok([(Found::Absent, String::new()), (Found::Absent, String::new())])
+    }
+}
+
+/// A provider and a store with every method, and `putIfVersion` as given.
+struct Callable(Found);
+
+impl Methods for Callable {
+    fn provider_completes(&self) -> bool {
+        true
+    }
+
+    fn store_puts(&self) -> bool {
+        true
+    }
+
+    fn put_if_version(&self) -> Result<(Found, String), String> {
+        Ok((self.0.clone(), "a number (5)".to_owned()))
+    }
+}
+
+fn provider(model: &str) -> Vec<(Key, Found)> {
+    vec![(Key::Llm, Found::Object), (Key::Model, Found::Text(model.to_owned()))]
+}
+
+fn refusal_of(given: Vec<(Key, Found)>, methods: Option<&dyn Methods>) -> Option<String> {
+    read(&Given(given), methods).1.map(|refusal| refusal.message)
+}
+
+#[test]
+fn the_rules_between_options_are_the_cores() {
+    let callback_with_model = vec![(Key::Llm, Found::Function), (Key::Model, Found::Text("m".into()))];
+    assert!(refusal_of(callback_with_model, None).is_some_and(|m| m.contains("`model`")));
+    let background_alone = [provider("m"), vec![(Key::Background, Found::Bool(true))]].concat();
+    assert_eq!(refusal_of(background_alone, None), Some(ConfigError::background_without_store().message));
+    let wait_until_alone = [provider("m"), vec![(Key::WaitUntil, Found::Function)]].concat();
+    assert_eq!(refusal_of(wait_until_alone, None), Some(ConfigError::wait_until_without_background().message));
+    let claims = [provider("m"), vec![(Key::Store, Found::Object), (Key::Claims, Found::Bool(true))]].concat();
+    assert_eq!(
+        refusal_of(claims.clone(), Some(&Callable(Found::Number(5.0)))),
+        Some(ConfigError::put_if_version_not_a_function("a number (5)").message)
+    );
+    assert_eq!(refusal_of(claims.clone(), Some(&Callable(Found::Function))), None);
+    assert_eq!(refusal_of(claims, None), None, "a visit does not look the caller's methods up again");
+}
+
+#[test]
+fn reading_goes_on_past_a_refusal_and_the_first_one_is_met() {
+    let given = [
+        provider(" "),
+        vec![(Key::TriggerMinEntries, Found::Text("20".into())), (Key::PreserveRecent, Found::Number(3.0))],
+    ]
+    .concat();
+    let (config, refusal) = read(&Given(given), None);
+    assert!(refusal.is_some_and(|refusal| refusal.message.contains("`model`")), "the blank model comes first");
+    assert_eq!((config.trigger_min_entries, config.preserve_recent), (20, 3), "a refused option takes its default");
+    let (config, refusal) = read(&Given(provider("gpt")), None);
+    assert_eq!((config.model(), refusal), (Some("gpt"), None));
+}
