@@ -117,7 +117,7 @@ impl Sizer for JsHost {
             };
             let cost = self.measure(bound, index, &sent)?;
             if cost <= room {
-                let id = String::from(&self.entries[index].id);
+                let id = String::from(&self.recall.read()[index].id);
                 // A fit tried again (with fewer summaries rolled in) cuts anew.
                 self.cut_texts.retain(|(cut, _)| *cut != index);
                 self.cut_texts.push((index, text));
@@ -155,9 +155,10 @@ impl JsHost {
     /// string form.
     pub(super) fn role(&mut self, index: usize) -> Option<Option<String>> {
         // A fold in the background no longer holds the entries: its roles were read.
-        let entry = self.entries.get(index)?;
-        if self.roles.len() < self.entries.len() {
-            self.roles.resize(self.entries.len(), RoleRead::Unread);
+        let entries = self.recall.read();
+        let entry = entries.get(index)?;
+        if self.roles.len() < entries.len() {
+            self.roles.resize(entries.len(), RoleRead::Unread);
         }
         if let RoleRead::Unread = self.roles[index] {
             self.roles[index] = recall::role_of(entry).map_or(RoleRead::Unreadable, RoleRead::Read);

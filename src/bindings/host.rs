@@ -18,7 +18,7 @@ use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::memory::{self, MEMORY};
 use super::output::{to_js, AsIs};
-use super::recall::{self, LoadedEntry, Recall, Unusable};
+use super::recall::{self, Counting, HeldRecall, Recall, Unusable};
 use super::stage::StageHandle;
 use super::tokens;
 use crate::core::config::{Key, StageConfig};
@@ -56,13 +56,13 @@ pub fn read_scope(stage: StageHandle, scope: JsValue) -> Result<Read, Promise> {
     // The identity is copied before recall is read: a getter that runs
     // while recall is read cannot change what this visit is keyed by.
     let identity = identity::read(scope.unchecked_ref::<Scope>().identity());
-    read(stage, recall::read_scope(&scope), identity, Target::Scope(scope))
+    read(stage, identity, |counting| recall::read_scope(&scope, counting), Target::Scope(scope.clone()))
 }
 
 /// `stage.fold(loaded, identity)`: the same visit; resolves to `{ recall, events }`.
 pub fn read_fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Result<Read, Promise> {
     let identity = identity::read(Ok(identity));
-    read(stage, recall::read_recall(&loaded), identity, Target::Fold(loaded))
+    read(stage, identity, |counting| recall::read_recall(&loaded, counting), Target::Fold(loaded.clone()))
 }
 
 /// The visit's promise: settled already, or once its calls have answered.
@@ -101,8 +101,9 @@ enum Target {
 pub struct JsHost {
     handle: StageHandle,
     pub(super) settings: Settings,
-    /// Recall's entries as read (none when it could not be read).
-    pub(super) entries: Vec<LoadedEntry>,
+    /// Recall as read (no entries when it could not be read), or, once a
+    /// background fold's visit has had its result, what the fold reads.
+    pub(super) recall: HeldRecall,
     /// Each entry's role, once read for the call: when a span bound
     /// measures its message or the span is known (§4 step 8).
     pub(super) roles: Vec<RoleRead>,
@@ -117,20 +118,9 @@ pub struct JsHost {
     pub(super) span_lines: Option<Vec<SpanLine>>,
     /// The span's entries, by index (the visit's own list).
     span: Rc<[usize]>,
-    /// What a background fold keeps of recall once its visit has its
-    /// result (`entries` is then empty).
-    kept: Option<KeptForFold>,
     /// Taken by the visit's one delivery: a background fold that goes on
     /// keeps nothing of the caller's.
     target: Target,
-}
-
-/// What a background fold keeps of recall while its call runs, indexed as
-/// recall is (`JsHost::keep_for_fold`).
-struct KeptForFold {
-    ids: Array,
-    contents: Array,
-    values: Array,
 }
 
 /// What a provider's transcript takes of one span entry (SPEC §5).
@@ -145,22 +135,22 @@ pub(super) struct SpanLine {
 /// every entry's content counted once, by one counter.
 fn read(
     handle: StageHandle,
-    recall: Result<Recall, Unusable>,
     identity: Result<VisitIdentity, InvalidSpot>,
+    read_recall: impl FnOnce(Option<Counting>) -> Result<Recall, Unusable>,
     target: Target,
 ) -> Result<Read, Promise> {
     let settings = handle.settings();
-    let (loaded_len, mut recall, invalid) = match recall {
+    // An identity that is bad input is the visit's first: nothing is counted.
+    let counts = identity.is_ok() && settings.core.tokens.is_some();
+    let recall = read_recall(counts.then_some(Counting(settings.count_tokens.as_ref())));
+    let (loaded_len, recall, invalid) = match recall {
         Ok(recall) => (recall.entries.len(), recall, None),
         Err(Unusable { spot, loaded_len }) => (loaded_len, Recall::default(), Some(spot)),
     };
-    let (identity, key, mut invalid) = match identity {
+    let (identity, key, invalid) = match identity {
         Ok(VisitIdentity { copy, key }) => (copy, key, invalid),
         Err(spot) => (JsValue::UNDEFINED, None, invalid.or(Some(spot))),
     };
-    if invalid.is_none() && settings.core.tokens.is_some() {
-        invalid = tokens::count_recall(settings.count_tokens.as_ref(), &mut recall).err();
-    }
     let Recall { entries, facts, id_keys } = recall;
     let loaded = Loaded { len: loaded_len, facts, id_keys, identity_key: invalid.map_or(Ok(key), Err) };
     let stage = Stage { id: handle.id(), config: settings.core.clone(), memory: MEMORY.with(Rc::clone) };
@@ -172,14 +162,13 @@ fn read(
     let host = JsHost {
         handle,
         settings,
-        entries,
+        recall: HeldRecall::Read(entries),
         identity,
         roles: Vec::new(),
         cut_texts: Vec::new(),
         source_identity: None,
         span_lines: None,
         span: Rc::from([]),
-        kept: None,
         target,
     };
     Ok(Read { host, stage, loaded, background })
@@ -203,7 +192,7 @@ impl Host for JsHost {
             };
             self.span_lines = span.iter().map(|&index| line(self, index)).collect();
         }
-        let source = &self.entries[span[0]].source;
+        let source = &self.recall.read()[span[0]].source;
         let identity = if source.is_object() {
             source.unchecked_ref::<SourceFields>().identity().unwrap_or_default()
         } else {
@@ -371,12 +360,13 @@ impl JsHost {
     /// Assigns `scope.loaded` when recall changed and emits, or builds
     /// `stage.fold`'s result, or (`Observers`) emits alone.
     fn deliver_to(&self, target: &Target, outcome: &Outcome<JsValue>) -> JsValue {
-        let recall = || -> Array { outcome.recall(|index| self.entries[index].entry.clone()).collect() };
+        let entries = self.recall.read();
+        let recall = || -> Array { outcome.recall(|index| entries[index].entry.clone()).collect() };
         let (settled, untouched) = (&outcome.settled, outcome.untouched);
         match target {
             Target::Scope(scope) => {
                 let mut event = settled.event.clone();
-                if !untouched && !settled.is_unchanged(self.entries.len()) {
+                if !untouched && !settled.is_unchanged(entries.len()) {
                     // `Reflect.set`: a frozen scope refuses in sloppy-mode
                     // code too. A scope that refuses keeps its own recall,
                     // and the event says so.
@@ -416,46 +406,21 @@ impl JsHost {
         }
     }
 
-    /// A background fold keeps, while its call runs, three handles
-    /// instead of a handle per field of every entry, which would be most
-    /// of what thousands of hung folds hold (README, "Hung summarizers").
-    /// It reads every id (its event names the entries recall dropped) and
-    /// the span's contents (the audit) and values (a callback called after
-    /// a claim).
+    /// A background fold keeps only what it reads ([`HeldRecall::KeptForFold`]).
     fn keep_for_fold(&mut self) {
-        let entries = std::mem::take(&mut self.entries);
-        let (contents, values) =
-            (Array::new_with_length(entries.len() as u32), Array::new_with_length(entries.len() as u32));
-        for &index in self.span.iter() {
-            let entry = &entries[index];
-            if let Some(content) = &entry.content {
-                contents.set(index as u32, content.clone().into());
-            }
-            values.set(index as u32, entry.value.clone());
-        }
-        let ids = entries.into_iter().map(|entry| JsValue::from(entry.id)).collect();
-        self.kept = Some(KeptForFold { ids, contents, values });
+        self.recall.keep_for_fold(&self.span);
     }
 
     fn id(&self, index: usize) -> JsValue {
-        match &self.kept {
-            Some(kept) => kept.ids.get(index as u32),
-            None => self.entries[index].id.clone().into(),
-        }
+        self.recall.fold_fields(index).id
     }
 
     pub(super) fn content(&self, index: usize) -> Option<JsString> {
-        match &self.kept {
-            Some(kept) => kept.contents.get(index as u32).dyn_into().ok(),
-            None => self.entries[index].content.clone(),
-        }
+        self.recall.fold_fields(index).content
     }
 
     pub(super) fn value(&self, index: usize) -> JsValue {
-        match &self.kept {
-            Some(kept) => kept.values.get(index as u32),
-            None => self.entries[index].value.clone(),
-        }
+        self.recall.fold_fields(index).value
     }
 
     /// The configured store (claims require one: `config.rs`).

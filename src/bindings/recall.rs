@@ -3,11 +3,12 @@
 //! the second time). What was read is kept as read: the caller's own entry
 //! objects and id strings go back out untouched.
 
-use js_sys::{JsString, Reflect};
+use js_sys::{Array, Function, JsString, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js::{self, Coverage, Entry, Message, Metadata, Scope, Source};
+use super::tokens;
 use crate::core::events::{threw, InvalidSpot};
 use crate::core::format::MAX_ROLE_UNITS;
 use crate::core::recall::{covered_by_another, EntryFacts, IdBudget, OverBudget, SummaryFacts, TooLarge, MAX_ENTRIES};
@@ -38,6 +39,73 @@ pub struct LoadedEntry {
     pub source: JsValue,
 }
 
+/// Recall as a visit's host holds it, with one accessor for what a fold
+/// reads of an entry ([`HeldRecall::fold_fields`]).
+pub enum HeldRecall {
+    /// Every entry as read.
+    Read(Vec<LoadedEntry>),
+    /// What a background fold keeps once its visit has had its result:
+    /// three handles instead of a handle per field of every entry, which
+    /// would be most of what thousands of hung folds hold (README, "Hung
+    /// summarizers"). Every id (the fold's event names the entries recall
+    /// dropped), and the span's contents (the audit) and values (a callback
+    /// called after a claim), each at its entry's index.
+    KeptForFold { ids: Array, contents: Array, values: Array },
+}
+
+/// What a fold reads of one entry.
+pub struct FoldFields {
+    pub id: JsValue,
+    pub content: Option<JsString>,
+    pub value: JsValue,
+}
+
+impl HeldRecall {
+    /// The entries as read: none once kept for a background fold.
+    pub fn read(&self) -> &[LoadedEntry] {
+        match self {
+            HeldRecall::Read(entries) => entries,
+            HeldRecall::KeptForFold { .. } => &[],
+        }
+    }
+
+    pub fn fold_fields(&self, index: usize) -> FoldFields {
+        match self {
+            HeldRecall::Read(entries) => {
+                let entry = &entries[index];
+                FoldFields { id: entry.id.clone().into(), content: entry.content.clone(), value: entry.value.clone() }
+            }
+            HeldRecall::KeptForFold { ids, contents, values } => FoldFields {
+                id: ids.get(index as u32),
+                content: contents.get(index as u32).dyn_into().ok(),
+                value: values.get(index as u32),
+            },
+        }
+    }
+
+    /// Keeps only what a fold over `span` reads.
+    pub fn keep_for_fold(&mut self, span: &[usize]) {
+        let HeldRecall::Read(entries) = std::mem::replace(self, HeldRecall::Read(Vec::new())) else {
+            return;
+        };
+        let (contents, values) =
+            (Array::new_with_length(entries.len() as u32), Array::new_with_length(entries.len() as u32));
+        for &index in span {
+            let entry = &entries[index];
+            if let Some(content) = &entry.content {
+                contents.set(index as u32, content.clone().into());
+            }
+            values.set(index as u32, entry.value.clone());
+        }
+        let ids = entries.into_iter().map(|entry| JsValue::from(entry.id)).collect();
+        *self = HeldRecall::KeptForFold { ids, contents, values };
+    }
+}
+
+/// How a visit with token budgets counts each entry's content as recall
+/// is read: by `countTokens`, or by `ceil(length / 4)` without one.
+pub struct Counting<'a>(pub Option<&'a Function>);
+
 /// Recall that breaks SPEC §8's shapes: where, and how many entries `loaded`
 /// held (none when `loaded` itself is the problem).
 pub struct Unusable {
@@ -46,16 +114,17 @@ pub struct Unusable {
 }
 
 /// `scope.loaded`, read once.
-pub fn read_scope(scope: &JsValue) -> Result<Recall, Unusable> {
+pub fn read_scope(scope: &JsValue, counting: Option<Counting>) -> Result<Recall, Unusable> {
     match scope.unchecked_ref::<Scope>().loaded() {
-        Ok(loaded) => read_recall(&loaded),
+        Ok(loaded) => read_recall(&loaded, counting),
         Err(error) => Err(loaded_spot(threw("reading", &js::cause_of(&error)))),
     }
 }
 
 /// Reads `loaded` (null or undefined as empty): a copy by iteration, then
-/// each entry. On bad input, the first offending spot.
-pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
+/// each entry, and with `counting` each content's tokens, once every entry
+/// has been read. On bad input, the first offending spot.
+pub fn read_recall(loaded: &JsValue, counting: Option<Counting>) -> Result<Recall, Unusable> {
     if loaded.is_undefined() || loaded.is_null() {
         return Ok(Recall::default());
     }
@@ -95,10 +164,22 @@ pub fn read_recall(loaded: &JsValue) -> Result<Recall, Unusable> {
     for (fact, covered) in recall.facts.iter_mut().zip(covered) {
         fact.covered = covered;
     }
-    match TooLarge::of_contents(&recall.facts) {
-        Some(what) => Err(Unusable { spot: what.spot(), loaded_len: recall.entries.len() }),
-        None => Ok(recall),
+    if let Some(what) = TooLarge::of_contents(&recall.facts) {
+        return Err(Unusable { spot: what.spot(), loaded_len: recall.entries.len() });
     }
+    if let Some(Counting(counter)) = counting {
+        for (index, (entry, facts)) in recall.entries.iter().zip(&mut recall.facts).enumerate() {
+            let tokens = match &entry.content {
+                Some(text) if text.length() > 0 => tokens::count(counter, text),
+                _ => Ok(0.0),
+            };
+            facts.tokens = tokens.map_err(|found| Unusable {
+                spot: InvalidSpot::uncounted(index, found),
+                loaded_len: recall.entries.len(),
+            })?;
+        }
+    }
+    Ok(recall)
 }
 
 fn loaded_spot(found: String) -> Unusable {
