@@ -121,23 +121,39 @@ export function deadline(ms) {
   return { promise, clear };
 }
 
-// Each instance registers its entry points as it starts (src/bindings/mod.rs), so a stage always runs on the
-// current instance: after a failed instance is replaced, stages built before it work on its successor.
-let entryPoints;
-/** How many instances have failed; a visit that outlives its instance is rejected. */
-let failures = 0;
-let lastFailure;
-/** A failure noted, not yet handled (handling takes stack a deep caller may lack): see `handleSoon`. */
-let unhandled;
-/** What rejects every visit while no sound instance serves them. */
-let instanceFailure;
-/** Makes a fresh instance (the package entry's); none where there is no entry (the Wasm test suites). */
-let replaceInstance;
+/**
+ * The instance stages run on, as one record. `state` is where it stands:
+ *   - 'serving': visits run on `entryPoints`;
+ *   - 'failing': a failure is noted (`noted`), not yet handled, which takes stack a deep caller may lack
+ *     (`handleSoon`);
+ *   - 'down': handled; every visit is rejected with `failure` until a fresh instance registers its entry points.
+ * Each instance registers its entry points as it starts (src/bindings/mod.rs), so a stage always runs on the
+ * current instance: after a failed instance is replaced, stages built before it work on its successor.
+ */
+const instance = {
+  state: 'serving',
+  entryPoints: undefined,
+  noted: undefined,
+  failure: undefined,
+  /** How many instances have failed: a visit born in one that has failed since is rejected. */
+  failures: 0,
+  /** The newest failure, named: what the failed instance's visits are rejected with. */
+  lastFailure: undefined,
+  /** Makes a fresh instance (the package entry's); none where there is no entry (the Wasm test suites). */
+  replace: undefined,
+  /** The reject functions of the visits in flight: a failure rejects them all. */
+  visits: new Set(),
+  /** The ends of the background folds in flight: a failure resolves them, as the failed instance polls them no more. */
+  foldEnds: new Set(),
+};
 let nextId = 0;
 
 export function useEntryPoints(run, fold) {
-  entryPoints = { run, fold };
-  instanceFailure = undefined;
+  instance.entryPoints = { run, fold };
+  if (instance.state === 'down') {
+    instance.state = 'serving';
+    instance.failure = undefined;
+  }
 }
 
 /** Ids that tell stages apart across instances: a successor never reuses one. */
@@ -147,7 +163,7 @@ export function nextStageId() {
 
 /** Registers what makes a fresh instance after one fails. */
 export function onInstanceFailure(replace) {
-  replaceInstance = replace;
+  instance.replace = replace;
 }
 
 /**
@@ -159,17 +175,14 @@ export function onInstanceFailure(replace) {
  * none can be made, every later visit rejects. So do `guardTask` after an await and `guardedExport` outside visits.
  */
 export function makeStage(handle) {
-  const stage = (scope) => guarded(() => entryPoints.run(handle, scope));
-  stage.fold = (loaded, identity) => guarded(() => entryPoints.fold(handle, loaded, identity));
+  const stage = (scope) => guarded(() => instance.entryPoints.run(handle, scope));
+  stage.fold = (loaded, identity) => guarded(() => instance.entryPoints.fold(handle, loaded, identity));
   stage.settled = () => Promise.all(backgroundFolds.get(handle) ?? []).then(() => undefined);
   return stage;
 }
 
 /** Each stage's background folds in flight (the ends `trackBackgroundFold` returns), by the stage's handle. */
 const backgroundFolds = new WeakMap();
-
-/** The ends of the background folds in flight: resolved at once by an instance's failure, which stops them. */
-const foldEnds = new Set();
 
 /**
  * A background fold (`background: true`): counted by the stage's `settled()` until it ends, and returned as a
@@ -183,17 +196,16 @@ export function trackBackgroundFold(handle, fold) {
   const ended = new Promise((resolve) => {
     end = resolve;
   });
-  foldEnds.add(end);
+  instance.foldEnds.add(end);
   folds.add(ended);
   fold.then(() => end(), () => end());
   ended.then(() => {
-    foldEnds.delete(end);
+    instance.foldEnds.delete(end);
     folds.delete(ended);
   });
   return ended;
 }
 
-const inFlight = new Set(); // the reject functions of visits still in flight
 const settledPromise = Promise.resolve();
 
 /**
@@ -230,7 +242,7 @@ function guarded(visit) {
     const refusal = `footprint-summarize: a visit started inside ${MAX_NESTED_VISITS} visits still running is refused before it reads anything (recall and the store are untouched): a hook (a getter, now, countTokens, the summarizer, $emit or onEvent) calls the stage again from inside each visit. Fix: do not call the stage from its own hooks, or let the call wait for the visit (queueMicrotask)`;
     return Promise.reject(new RangeError(refusal));
   }
-  const born = failures;
+  const born = instance.failures;
   let visiting;
   nestedVisits += 1;
   try {
@@ -238,16 +250,16 @@ function guarded(visit) {
   } catch (error) {
     note(error, born);
     handleSoon();
-    return Promise.reject(unhandled ?? lastFailure);
+    return Promise.reject(newestFailure());
   } finally {
     nestedVisits -= 1;
   }
   // User code inside this visit may have started one that failed the instance.
-  if (failures !== born) return Promise.reject(lastFailure);
+  if (instance.failures !== born) return Promise.reject(instance.lastFailure);
   return new Promise((resolve, reject) => {
-    inFlight.add(reject);
-    // Out of `inFlight` as it settles, so a failure handled later rejects only the visits still waiting.
-    const settle = (outcome) => inFlight.delete(reject) && outcome();
+    instance.visits.add(reject);
+    // Out of `visits` as it settles, so a failure handled later rejects only the visits still waiting.
+    const settle = (outcome) => instance.visits.delete(reject) && outcome();
     visiting.then(
       (value) => settle(() => resolve(value)),
       // The promise's executor caught it, before the catch above could.
@@ -271,7 +283,7 @@ export function refuse(error) {
 export function guardedExport(call, needed = VISIT_STACK) {
   const refused = noStack('a call of the package', needed) ?? currentFailure();
   if (refused !== undefined) throw refused;
-  const born = failures;
+  const born = instance.failures;
   deliberate = undefined;
   try {
     return call();
@@ -279,7 +291,7 @@ export function guardedExport(call, needed = VISIT_STACK) {
     if (deliberate !== undefined && Object.is(deliberate.error, error)) throw error;
     note(error, born);
     handleSoon();
-    throw unhandled ?? lastFailure;
+    throw newestFailure();
   } finally {
     deliberate = undefined; // named for this call alone
   }
@@ -287,10 +299,16 @@ export function guardedExport(call, needed = VISIT_STACK) {
 
 /** Notes `error` as the failure of instance `born`, once, with no call (no lack of stack can lose it). */
 function note(error, born) {
-  if (failures === born) {
-    failures += 1;
-    unhandled = error;
+  if (instance.failures === born) {
+    instance.failures += 1;
+    instance.state = 'failing';
+    instance.noted = error;
   }
+}
+
+/** The failure just noted: named once handled, else as it was thrown. */
+function newestFailure() {
+  return instance.state === 'failing' ? instance.noted : instance.lastFailure;
 }
 
 /**
@@ -308,7 +326,7 @@ function handleSoon() {
 function fail(error, born) {
   note(error, born);
   handleFailure();
-  return lastFailure;
+  return instance.lastFailure;
 }
 
 /**
@@ -317,10 +335,10 @@ function fail(error, born) {
  * (the package entry's instanceFactory wraps every task).
  */
 export function guardTask(task) {
-  const born = failures;
+  const born = instance.failures;
   return (...args) => {
     // A task of an instance that has failed polls only visits rejected already.
-    if (currentFailure() !== undefined || failures !== born) return;
+    if (currentFailure() !== undefined || instance.failures !== born) return;
     try {
       task(...args);
     } catch (error) {
@@ -332,39 +350,40 @@ export function guardTask(task) {
 /** What keeps every visit out (undefined while a sound instance serves them), once a noted failure is handled. */
 function currentFailure() {
   handleFailure();
-  return instanceFailure;
+  return instance.state === 'down' ? instance.failure : undefined;
 }
 
 /** Ends a failed instance: rejects its visits in flight, and replaces it if it can (else each call tries again). */
 function handleFailure() {
-  if (unhandled !== undefined) {
-    const error = unhandled;
+  if (instance.state === 'failing') {
+    const error = instance.noted;
     const what = `footprint-summarize: the stage's WebAssembly instance failed (${causeOf(error)}); this visit and every visit in flight are rejected`;
-    lastFailure = new Error(
-      replaceInstance !== undefined
+    instance.lastFailure = new Error(
+      instance.replace !== undefined
         ? `${what}. A fresh instance serves later visits; the failed one's latches and single flights are gone, which costs at most a repeated summarizer call`
         : `${what}, as is every later visit. Reload the module (restart the process) to summarize again`,
       { cause: error },
     );
-    instanceFailure = lastFailure;
-    for (const reject of inFlight) reject(lastFailure);
-    inFlight.clear();
-    for (const end of foldEnds) end();
-    foldEnds.clear();
-    unhandled = undefined;
+    instance.state = 'down';
+    instance.failure = instance.lastFailure;
+    instance.noted = undefined;
+    for (const reject of instance.visits) reject(instance.lastFailure);
+    instance.visits.clear();
+    for (const end of instance.foldEnds) end();
+    instance.foldEnds.clear();
   }
-  if (instanceFailure === undefined || replaceInstance === undefined) return;
+  if (instance.state !== 'down' || instance.replace === undefined) return;
   try {
-    // Retires the failed instance and starts one (useEntryPoints clears instanceFailure).
-    replaceInstance();
+    // Retires the failed instance and starts one (useEntryPoints makes it 'serving').
+    instance.replace();
   } catch (error) {
-    instanceFailure = new Error(
+    instance.failure = new Error(
       `footprint-summarize: the stage's WebAssembly instance failed and a fresh one cannot be made yet (${causeOf(error)}); every visit is rejected until one can, and each tries again`,
       { cause: error },
     );
     return;
   }
   try {
-    console.warn(`[footprint-summarize] ${lastFailure.message}.`);
+    console.warn(`[footprint-summarize] ${instance.lastFailure.message}.`);
   } catch {} // a console that throws has nowhere else to say it
 }
