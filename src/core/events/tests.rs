@@ -85,6 +85,12 @@ nothing is written and the span is latched. Fix the `countTokens` option"
 nothing is written and the span is {not_latched}. Fix the `countTokens` option"
         )
     );
+}
+
+#[test]
+fn every_fold_reason_reads_in_full() {
+    let one = SpanFacts { entries: 1, chars: 9, from_turn: 2.5, to_turn: 3.0 };
+    let coalesced = " (coalesced: a concurrent run over the same span made the one call; this run waited for it)";
     let report = |write_back, caller| FoldReport {
         bounded: None,
         span: one,
