@@ -18,7 +18,7 @@ use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
 use super::memory::{self, MEMORY};
 use super::output::{to_js, AsIs};
-use super::recall::{self, Counting, HeldRecall, Recall, Unusable};
+use super::recall::{self, Counting, FoldField, HeldRecall, Recall, Unusable};
 use super::stage::StageHandle;
 use super::tokens;
 use crate::core::config::{Key, StageConfig};
@@ -56,13 +56,13 @@ pub fn read_scope(stage: StageHandle, scope: JsValue) -> Result<Read, Promise> {
     // The identity is copied before recall is read: a getter that runs
     // while recall is read cannot change what this visit is keyed by.
     let identity = identity::read(scope.unchecked_ref::<Scope>().identity());
-    read(stage, identity, |counting| recall::read_scope(&scope, counting), Target::Scope(scope.clone()))
+    read(stage, identity, recall::scope_loaded(&scope), Target::Scope(scope))
 }
 
 /// `stage.fold(loaded, identity)`: the same visit; resolves to `{ recall, events }`.
 pub fn read_fold(stage: StageHandle, loaded: JsValue, identity: JsValue) -> Result<Read, Promise> {
     let identity = identity::read(Ok(identity));
-    read(stage, identity, |counting| recall::read_recall(&loaded, counting), Target::Fold(loaded.clone()))
+    read(stage, identity, Ok(loaded.clone()), Target::Fold(loaded))
 }
 
 /// The visit's promise: settled already, or once its calls have answered.
@@ -136,13 +136,14 @@ pub(super) struct SpanLine {
 fn read(
     handle: StageHandle,
     identity: Result<VisitIdentity, InvalidSpot>,
-    read_recall: impl FnOnce(Option<Counting>) -> Result<Recall, Unusable>,
+    loaded: Result<JsValue, Unusable>,
     target: Target,
 ) -> Result<Read, Promise> {
     let settings = handle.settings();
     // An identity that is bad input is the visit's first: nothing is counted.
     let counts = identity.is_ok() && settings.core.tokens.is_some();
-    let recall = read_recall(counts.then_some(Counting(settings.count_tokens.as_ref())));
+    let counting = counts.then_some(Counting(settings.count_tokens.as_ref()));
+    let recall = loaded.and_then(|loaded| recall::read_recall(&loaded, counting));
     let (loaded_len, recall, invalid) = match recall {
         Ok(recall) => (recall.entries.len(), recall, None),
         Err(Unusable { spot, loaded_len }) => (loaded_len, Recall::default(), Some(spot)),
@@ -412,15 +413,15 @@ impl JsHost {
     }
 
     fn id(&self, index: usize) -> JsValue {
-        self.recall.fold_fields(index).id
+        self.recall.fold_field(index, FoldField::Id)
     }
 
     pub(super) fn content(&self, index: usize) -> Option<JsString> {
-        self.recall.fold_fields(index).content
+        self.recall.fold_field(index, FoldField::Content).dyn_into().ok()
     }
 
     pub(super) fn value(&self, index: usize) -> JsValue {
-        self.recall.fold_fields(index).value
+        self.recall.fold_field(index, FoldField::Value)
     }
 
     /// The configured store (claims require one: `config.rs`).

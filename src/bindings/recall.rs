@@ -40,7 +40,7 @@ pub struct LoadedEntry {
 }
 
 /// Recall as a visit's host holds it, with one accessor for what a fold
-/// reads of an entry ([`HeldRecall::fold_fields`]).
+/// reads of an entry ([`HeldRecall::fold_field`]).
 pub enum HeldRecall {
     /// Every entry as read.
     Read(Vec<LoadedEntry>),
@@ -50,14 +50,21 @@ pub enum HeldRecall {
     /// summarizers"). Every id (the fold's event names the entries recall
     /// dropped), and the span's contents (the audit) and values (a callback
     /// called after a claim), each at its entry's index.
-    KeptForFold { ids: Array, contents: Array, values: Array },
+    /// The arrays in [`FoldField`] order.
+    KeptForFold([Array; FoldField::COUNT]),
 }
 
-/// What a fold reads of one entry.
-pub struct FoldFields {
-    pub id: JsValue,
-    pub content: Option<JsString>,
-    pub value: JsValue,
+/// What a fold reads of an entry, once recall is kept for it.
+#[derive(Clone, Copy)]
+pub enum FoldField {
+    Id,
+    /// `value.content` when it is a string, else undefined.
+    Content,
+    Value,
+}
+
+impl FoldField {
+    const COUNT: usize = 3;
 }
 
 impl HeldRecall {
@@ -69,17 +76,17 @@ impl HeldRecall {
         }
     }
 
-    pub fn fold_fields(&self, index: usize) -> FoldFields {
+    pub fn fold_field(&self, index: usize, field: FoldField) -> JsValue {
         match self {
             HeldRecall::Read(entries) => {
                 let entry = &entries[index];
-                FoldFields { id: entry.id.clone().into(), content: entry.content.clone(), value: entry.value.clone() }
+                match field {
+                    FoldField::Id => entry.id.clone().into(),
+                    FoldField::Content => entry.content.clone().map_or(JsValue::UNDEFINED, JsValue::from),
+                    FoldField::Value => entry.value.clone(),
+                }
             }
-            HeldRecall::KeptForFold { ids, contents, values } => FoldFields {
-                id: ids.get(index as u32),
-                content: contents.get(index as u32).dyn_into().ok(),
-                value: values.get(index as u32),
-            },
+            HeldRecall::KeptForFold(kept) => kept[field as usize].get(index as u32),
         }
     }
 
@@ -98,7 +105,7 @@ impl HeldRecall {
             values.set(index as u32, entry.value.clone());
         }
         let ids = entries.into_iter().map(|entry| JsValue::from(entry.id)).collect();
-        *self = HeldRecall::KeptForFold { ids, contents, values };
+        *self = HeldRecall::KeptForFold([ids, contents, values]);
     }
 }
 
@@ -114,11 +121,8 @@ pub struct Unusable {
 }
 
 /// `scope.loaded`, read once.
-pub fn read_scope(scope: &JsValue, counting: Option<Counting>) -> Result<Recall, Unusable> {
-    match scope.unchecked_ref::<Scope>().loaded() {
-        Ok(loaded) => read_recall(&loaded, counting),
-        Err(error) => Err(loaded_spot(threw("reading", &js::cause_of(&error)))),
-    }
+pub fn scope_loaded(scope: &JsValue) -> Result<JsValue, Unusable> {
+    scope.unchecked_ref::<Scope>().loaded().map_err(|error| loaded_spot(threw("reading", &js::cause_of(&error))))
 }
 
 /// Reads `loaded` (null or undefined as empty): a copy by iteration, then
