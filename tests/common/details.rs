@@ -232,10 +232,9 @@ async fn a_keep_details_object_is_read_once_at_build_and_later_changes_change_no
     assert_eq!(get(&bounds, "reads"), 1, "never read again");
 }
 
-/// A message that starts like a summary's label is audited whole: the audit
-/// used to read only what followed a label's end in any span text, so a
-/// detail a message wrote inside a forged label was neither counted nor
-/// pinned.
+/// A message that starts like a summary's label is audited whole: only a
+/// rolled summary's own label is left out of a span's details, so a detail
+/// a message writes inside a forged label is counted (here, as dropped).
 #[wasm_bindgen_test]
 async fn a_message_that_forges_a_label_keeps_its_details_audited() {
     let f = Fixture::new(

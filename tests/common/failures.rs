@@ -389,8 +389,8 @@ async fn a_stage_holds_its_latch_only_from_its_first_refusal() {
 }
 
 /// A summarizer that never answers (no `timeoutMs`) holds no span text in
-/// the instance every conversation shares: before, each waiting visit kept
-/// a copy of its span there, and enough of them failed the instance.
+/// the instance every conversation shares: were each waiting visit to keep
+/// a copy of its span there, enough of them would fail the instance.
 #[wasm_bindgen_test]
 async fn visits_waiting_on_a_summarizer_hold_no_span_text_in_the_instance() {
     let f = Fixture::new(json!({ "reply": { "hang": true } }), small_config());

@@ -1,8 +1,8 @@
 // `describe` (src/bindings/glue.js) names the values events and errors
 // quote. What it writes is copied into the shared Wasm instance, so its text
 // stays short whatever the value: a symbol's description or a bigint can be
-// as long as any string, and one of 512 MB used to fail the instance, and
-// every other conversation's visit in flight with it.
+// as long as any string, and copying one of 512 MB would fail the instance,
+// and every other conversation's visit in flight with it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describe as describeValue } from '../../src/bindings/glue.js';

@@ -185,9 +185,9 @@ test('the package\'s refusals are thrown as they are, and end no instance', asyn
 
 // The real package, in a child process per Node: a host deep in its own
 // recursion calls it with almost no stack left. The deep call is refused
-// before it enters the instance, so it is that caller's failure alone:
-// before, an overflow inside the instance failed it, and with it every
-// other conversation's visit in flight.
+// before it enters the instance, so it is that caller's failure alone,
+// where an overflow inside the instance would fail the instance, and with
+// it every other conversation's visit in flight.
 const refusedAtTheLimit = /^rejected: footprint-summarize: a visit called with less than 128 KiB of stack left is refused before it reads anything/;
 const stackLimit = (node, mode) =>
   runNode(fileURLToPath(new URL('./fixtures/stage-at-the-stack-limit.mjs', import.meta.url)), mode ? [mode] : [], {
@@ -245,10 +245,11 @@ for (const node of nodes) {
   });
 
   // A host that builds a stage at every level of a recursion, from the stack
-  // limit up, before anything else ran. Before, a build that overflowed the
-  // stack inside the instance unwound through it without restoring its
-  // shadow stack, and the instance went on serving every conversation on a
-  // shadow stack shorter each time, until it wrote out of bounds.
+  // limit up, before anything else ran. A build that overflows the stack
+  // inside the instance unwinds through it without restoring its shadow
+  // stack, so an instance that went on serving would run every conversation
+  // on a shadow stack shorter each time, until it wrote out of bounds: the
+  // package stays sound, and stages built afterwards fold.
   test(`${node.name}: stages built at every level of a recursion from the stack limit leave the package sound`, async () => {
     const outcome = await callsAtEveryFrame(node, '--summarize-every-frame');
     assert.equal(outcome.deep, 'resolved', 'a stage built after them folds');
