@@ -418,10 +418,8 @@ function recallTable(rows, withBaseline) {
   );
 }
 
-function renderMarkdown(report, sections) {
-  const { meta } = report;
-  const withBaseline = meta.baseline !== null;
-  const out = [
+function headerLines(meta, withBaseline) {
+  const lines = [
     `## footprint-summarize benchmark (${meta.mode} mode)`,
     '',
     `Node ${meta.node} · ${meta.cpu} × ${meta.cores} · ${meta.platform} · ${meta.date}`,
@@ -430,213 +428,233 @@ function renderMarkdown(report, sections) {
     withBaseline ? `- baseline: \`${meta.baseline}\`` : '- baseline: none (`--baseline PATH` to run one beside the subject)',
   ];
   if (meta.mode === 'quick') {
-    out.push('', '> Quick mode: budgets far too short for comparisons. This run checks that every workload still does what it is named after; it does not measure speed.');
+    lines.push('', '> Quick mode: budgets far too short for comparisons. This run checks that every workload still does what it is named after; it does not measure speed.');
   }
+  return lines;
+}
 
+function buildLines(rows, withBaseline) {
+  return [
+    '### Building a stage',
+    '',
+    '`summarize(config)` alone; µs per build as median (p10–p90) over batches of 2,000.',
+    '',
+    table(
+      ['config', 'subject µs', ...(withBaseline ? ['baseline µs', 'subject ÷ baseline'] : [])],
+      rows.map((row) => [
+        row.shape,
+        spread(row.micros[0], (v) => fixed(v, 3)),
+        ...(withBaseline
+          ? [spread(row.micros[1], (v) => fixed(v, 3)), `${spread(row.ratio, (v) => fixed(v, 2))}×`]
+          : []),
+      ]),
+    ),
+  ];
+}
+
+function pipelineLines(rows, meta, withBaseline) {
+  return [
+    '### Per recall inside a footprintjs pipeline',
+    '',
+    'The same workloads, each recall run on the scope of a real footprintjs run (footprintjs ' +
+      `${meta.footprintjs}); µs per recall as above. The scope's own cost is in both columns.`,
+    '',
+    rows.length > 0 ? recallTable(rows, withBaseline) : 'No size asked for is 2,000 or less; the section runs only those.',
+  ];
+}
+
+/** The long conversation's variants without pasted logs: cost, growth and facts kept, each against the plain window. */
+function longVariantsTable(rows, checkpoints) {
+  const plainMean = rows.find((row) => row.variant === 'plain window')?.chars.mean;
+  return table(
+    ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', '÷ plain window', 'chars p95', 'chars max', 'tokens sent: mean (o200k_base)', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+    rows.map((row) => [
+      row.variant,
+      fixed(row.callsPer100Turns, 1),
+      `${fixed(100 * row.refusedShare, 0)}%`,
+      fixed(row.chars.mean, 0),
+      plainMean ? `${fixed((100 * row.chars.mean) / plainMean, 0)}%` : '—',
+      row.chars.p95,
+      row.chars.max,
+      fixed(row.tokensMean, 0),
+      `${fixed(row.chars.lastTenth / row.chars.firstTenthAfterFold, 2)}×`,
+      row.oldestReached,
+      row.firstFoldTurn === undefined ? '—' : row.turnsNotReachingTurnOne,
+      ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
+    ]),
+  );
+}
+
+function pastedLogsLines(pasted, checkpoints) {
+  return [
+    'Pasted logs: every 50 turns (turn 25, 75, …) the user pastes a 100,000-character log; the summarizer rejects a call ' +
+      'whose messages hold more than 40,000 characters. `maxSpanChars` is set at that limit.',
+    '',
+    table(
+      ['variant', 'paid calls / 100 turns', 'rejected for size', 'chars sent: mean', 'chars p95', 'chars max', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
+      pasted.map((row) => [
+        row.variant,
+        fixed(row.callsPer100Turns, 1),
+        row.rejectedCalls,
+        fixed(row.chars.mean, 0),
+        row.chars.p95,
+        row.chars.max,
+        ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
+      ]),
+    ),
+  ];
+}
+
+/** Counting's cost per turn, each counter against the first variant (no counting). */
+function countingLines(counting, runs) {
+  const uncounted = counting[0].stageMicrosPerTurn;
+  return [
+    `Counting tokens: \`maxSummaries: 1\` with every loaded entry counted (a token trigger that never fires, so every decision is the same), ` +
+      `stage time per turn (median of ${runs} run${runs === 1 ? '' : 's'}, alternating).`,
+    '',
+    table(
+      ['counter', 'stage µs / turn', '÷ no counting', 'of which in the counter, µs / turn'],
+      counting.map((row) => [
+        row.variant,
+        fixed(row.stageMicrosPerTurn, 1),
+        `${fixed(row.stageMicrosPerTurn / uncounted, 2)}×`,
+        row.counterMicrosPerTurn > 0 ? fixed(row.counterMicrosPerTurn, 1) : '—',
+      ]),
+    ),
+  ];
+}
+
+function longConversationLines({ settings, checkpoints, rows, counting, runs }) {
+  const pasted = rows.filter((row) => row.variant.includes('pasted logs'));
+  return [
+    '### Long conversation',
+    '',
+    `${settings.turns} turns, a fact planted every 20 turns; loadRecent window ${settings.window}, triggerMinEntries ${settings.triggerMinEntries}, ` +
+      `preserveRecent ${settings.preserveRecent}, minFoldEntries ${settings.minFoldEntries}; extractive with maxChars ${settings.maxChars} ` +
+        '(a one-word summary for the floor). Each planted fact is one exact detail; it is kept while recall holds it as written. Subject only.',
+    '',
+    longVariantsTable(rows.filter((row) => !row.variant.includes('pasted logs')), checkpoints),
+    '',
+    ...pastedLogsLines(pasted, checkpoints),
+    '',
+    ...countingLines(counting, runs),
+  ];
+}
+
+function routeLines({ settings, rows }) {
+  return [
+    "### The npm README's Agent route",
+    '',
+    `Its read pipeline in footprintjs over the demo's support conversation, ${settings.turns} turns: loadRecent ${settings.loadCount}, ` +
+      `triggerMinTokens ${settings.triggerMinTokens}, preserveRecentTokens ${settings.preserveRecentTokens}, one o200k_base counter; extractive, ` +
+      'each call it answers counted as paid. Subject only.',
+    '',
+    table(
+      ['settings', 'paid calls', 'per 100 turns', 'refused', 'tokens sent: mean', 'oldest turn at the end', 'oldest turn: mean after the first fold'],
+      rows.map((row) => [
+        row.variant,
+        row.calls,
+        fixed((100 * row.calls) / settings.turns, 1),
+        row.refused,
+        fixed(row.tokensMean, 0),
+        row.oldestAtEnd,
+        fixed(row.oldestMean, 1),
+      ]),
+    ),
+  ];
+}
+
+function browserLines(rows) {
+  return [
+    '### Browser entries (Chromium, no bundler)',
+    '',
+    `Median over ${rows[0].runs} page loads each with an empty cache: the package's bytes downloaded (bodies as sent, uncompressed) and the time from navigation to the end of a first provider + store fold at N = 20. Subject only (pkg/dist).`,
+    '',
+    table(
+      ['entry', 'bytes downloaded', 'navigation to first fold'],
+      rows.map((row) => [`dist/${row.entry}`, bytes(row.bytes), `${fixed(row.firstFoldMs, 1)} ms`]),
+    ),
+  ];
+}
+
+function coldStartLines(rows) {
+  return [
+    '### Cold start (fresh Node processes)',
+    '',
+    `Median (p10–p90) ms over ${rows[0].runs} processes per module; first fold = stage construction + one provider+store fold at N = 20.`,
+    '',
+    table(
+      ['module', 'import', 'first fold', 'import + first fold'],
+      rows.map((row) => [
+        row.module,
+        spread(row.importMs, (v) => fixed(v, 2)),
+        spread(row.firstFoldMs, (v) => fixed(v, 2)),
+        spread(row.totalMs, (v) => fixed(v, 2)),
+      ]),
+    ),
+  ];
+}
+
+function sizeLines(sizes) {
+  const rows = sizes.flatMap((entry) =>
+    entry.artifacts.map((artifact) => [entry.module, artifact.artifact, bytes(artifact.raw), bytes(artifact.gzip), bytes(artifact.brotli)]),
+  );
+  return ['### Size', '', 'gzip level 9, brotli quality 11 (node:zlib).', '', table(['module', 'artifact', 'raw', 'gzip', 'brotli'], rows)];
+}
+
+function memoryLines(rows) {
+  const afterAndDelta = (measure) => `${mib(measure.after)} (${signedMiB(measure.delta)})`;
+  return [
+    `### Memory after ${rows[0].folds.toLocaleString('en-US')} folds`,
+    '',
+    'One long-lived stage, provider+store, N = 200, 64 conversations, fresh process, after full GCs. ' +
+      'Δ = after the last fold minus before the first. Node counts Wasm linear memory in `external` (not in `arrayBuffers`); it is also shown on its own.',
+    '',
+    table(
+      ['module', 'JS heap used', 'external', 'arrayBuffers', 'Wasm linear memory', 'rss'],
+      rows.map((row) => [
+        row.module,
+        afterAndDelta(row.heapUsed),
+        afterAndDelta(row.external),
+        afterAndDelta(row.arrayBuffers),
+        row.wasmLinearMemory ? afterAndDelta(row.wasmLinearMemory) : 'none',
+        afterAndDelta(row.rss),
+      ]),
+    ),
+  ];
+}
+
+function outcomeLines(problems) {
+  const lines = ['### Outcomes', ''];
+  if (problems.length === 0) lines.push('Every workload produced the outcome it is named after (checked once in full, and for every timed batch by counts).');
+  else for (const problem of problems) lines.push(`- WRONG OUTCOME: ${problem}`);
+  return lines;
+}
+
+/** The report as markdown: a header, then each section that ran, in a fixed order, then the outcomes. */
+function renderMarkdown(report, sections) {
+  const { meta } = report;
+  const withBaseline = meta.baseline !== null;
+  const out = headerLines(meta, withBaseline);
   if (report.recall) {
     out.push('', '### Per-recall overhead', '', 'Instant summarizers; µs per recall as median (p10–p90) over timed batches; ns/entry = median ÷ N.', '');
     out.push(recallTable(report.recall, withBaseline));
   }
-
   if (report.fresh) {
     out.push('', '### Per recall with a fresh stage', '', 'The same workloads, but every recall builds its stage first (`summarize(config)` is inside the timed loop), as a server that builds its pipeline per request does.', '');
     out.push(recallTable(report.fresh, withBaseline));
   }
-
-  if (report.build) {
-    out.push('', '### Building a stage', '', '`summarize(config)` alone; µs per build as median (p10–p90) over batches of 2,000.', '');
-    out.push(
-      table(
-        ['config', 'subject µs', ...(withBaseline ? ['baseline µs', 'subject ÷ baseline'] : [])],
-        report.build.map((row) => [
-          row.shape,
-          spread(row.micros[0], (v) => fixed(v, 3)),
-          ...(withBaseline
-            ? [spread(row.micros[1], (v) => fixed(v, 3)), `${spread(row.ratio, (v) => fixed(v, 2))}×`]
-            : []),
-        ]),
-      ),
-    );
-  }
-
-  if (report.pipeline) {
-    out.push(
-      '',
-      '### Per recall inside a footprintjs pipeline',
-      '',
-      'The same workloads, each recall run on the scope of a real footprintjs run (footprintjs ' +
-        `${meta.footprintjs}); µs per recall as above. The scope's own cost is in both columns.`,
-      '',
-    );
-    out.push(
-      report.pipeline.length > 0
-        ? recallTable(report.pipeline, withBaseline)
-        : 'No size asked for is 2,000 or less; the section runs only those.',
-    );
-  }
-
-  if (report.long) {
-    const { settings, checkpoints, counting, runs } = report.long;
-    const rows = report.long.rows.filter((row) => !row.variant.includes('pasted logs'));
-    const pasted = report.long.rows.filter((row) => row.variant.includes('pasted logs'));
-    const plainMean = rows.find((row) => row.variant === 'plain window')?.chars.mean;
-    out.push(
-      '',
-      '### Long conversation',
-      '',
-      `${settings.turns} turns, a fact planted every 20 turns; loadRecent window ${settings.window}, triggerMinEntries ${settings.triggerMinEntries}, ` +
-        `preserveRecent ${settings.preserveRecent}, minFoldEntries ${settings.minFoldEntries}; extractive with maxChars ${settings.maxChars} ` +
-          '(a one-word summary for the floor). Each planted fact is one exact detail; it is kept while recall holds it as written. Subject only.',
-      '',
-    );
-    out.push(
-      table(
-        ['variant', 'paid calls / 100 turns', 'refused', 'chars sent: mean', '÷ plain window', 'chars p95', 'chars max', 'tokens sent: mean (o200k_base)', 'last 10% ÷ second 10%', 'oldest turn at the end', 'turns after the first fold not reaching turn 1', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
-        rows.map((row) => [
-          row.variant,
-          fixed(row.callsPer100Turns, 1),
-          `${fixed(100 * row.refusedShare, 0)}%`,
-          fixed(row.chars.mean, 0),
-          plainMean ? `${fixed((100 * row.chars.mean) / plainMean, 0)}%` : '—',
-          row.chars.p95,
-          row.chars.max,
-          fixed(row.tokensMean, 0),
-          `${fixed(row.chars.lastTenth / row.chars.firstTenthAfterFold, 2)}×`,
-          row.oldestReached,
-          row.firstFoldTurn === undefined ? '—' : row.turnsNotReachingTurnOne,
-          ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
-        ]),
-      ),
-    );
-    out.push(
-      '',
-      'Pasted logs: every 50 turns (turn 25, 75, …) the user pastes a 100,000-character log; the summarizer rejects a call ' +
-        'whose messages hold more than 40,000 characters. `maxSpanChars` is set at that limit.',
-      '',
-      table(
-        ['variant', 'paid calls / 100 turns', 'rejected for size', 'chars sent: mean', 'chars p95', 'chars max', ...checkpoints.map((turn) => `facts kept at ${turn}`)],
-        pasted.map((row) => [
-          row.variant,
-          fixed(row.callsPer100Turns, 1),
-          row.rejectedCalls,
-          fixed(row.chars.mean, 0),
-          row.chars.p95,
-          row.chars.max,
-          ...row.checkpoints.map((c) => `${c.kept} of ${c.planted}`),
-        ]),
-      ),
-    );
-    const uncounted = counting[0].stageMicrosPerTurn;
-    out.push(
-      '',
-      `Counting tokens: \`maxSummaries: 1\` with every loaded entry counted (a token trigger that never fires, so every decision is the same), ` +
-        `stage time per turn (median of ${runs} run${runs === 1 ? '' : 's'}, alternating).`,
-      '',
-      table(
-        ['counter', 'stage µs / turn', '÷ no counting', 'of which in the counter, µs / turn'],
-        counting.map((row) => [
-          row.variant,
-          fixed(row.stageMicrosPerTurn, 1),
-          `${fixed(row.stageMicrosPerTurn / uncounted, 2)}×`,
-          row.counterMicrosPerTurn > 0 ? fixed(row.counterMicrosPerTurn, 1) : '—',
-        ]),
-      ),
-    );
-  }
-
-  if (report.route) {
-    const { settings, rows } = report.route;
-    out.push(
-      '',
-      "### The npm README's Agent route",
-      '',
-      `Its read pipeline in footprintjs over the demo's support conversation, ${settings.turns} turns: loadRecent ${settings.loadCount}, ` +
-        `triggerMinTokens ${settings.triggerMinTokens}, preserveRecentTokens ${settings.preserveRecentTokens}, one o200k_base counter; extractive, ` +
-        'each call it answers counted as paid. Subject only.',
-      '',
-      table(
-        ['settings', 'paid calls', 'per 100 turns', 'refused', 'tokens sent: mean', 'oldest turn at the end', 'oldest turn: mean after the first fold'],
-        rows.map((row) => [
-          row.variant,
-          row.calls,
-          fixed((100 * row.calls) / settings.turns, 1),
-          row.refused,
-          fixed(row.tokensMean, 0),
-          row.oldestAtEnd,
-          fixed(row.oldestMean, 1),
-        ]),
-      ),
-    );
-  }
-
-  if (report.browser) {
-    out.push(
-      '',
-      '### Browser entries (Chromium, no bundler)',
-      '',
-      `Median over ${report.browser[0].runs} page loads each with an empty cache: the package's bytes downloaded (bodies as sent, uncompressed) and the time from navigation to the end of a first provider + store fold at N = 20. Subject only (pkg/dist).`,
-      '',
-    );
-    out.push(
-      table(
-        ['entry', 'bytes downloaded', 'navigation to first fold'],
-        report.browser.map((row) => [`dist/${row.entry}`, bytes(row.bytes), `${fixed(row.firstFoldMs, 1)} ms`]),
-      ),
-    );
-  }
-
-  if (report.coldStart) {
-    out.push('', '### Cold start (fresh Node processes)', '', `Median (p10–p90) ms over ${report.coldStart[0].runs} processes per module; first fold = stage construction + one provider+store fold at N = 20.`, '');
-    out.push(
-      table(
-        ['module', 'import', 'first fold', 'import + first fold'],
-        report.coldStart.map((row) => [
-          row.module,
-          spread(row.importMs, (v) => fixed(v, 2)),
-          spread(row.firstFoldMs, (v) => fixed(v, 2)),
-          spread(row.totalMs, (v) => fixed(v, 2)),
-        ]),
-      ),
-    );
-  }
-
-  if (report.sizes) {
-    out.push('', '### Size', '', 'gzip level 9, brotli quality 11 (node:zlib).', '');
-    const rows = [];
-    for (const entry of report.sizes) {
-      for (const artifact of entry.artifacts) rows.push([entry.module, artifact.artifact, bytes(artifact.raw), bytes(artifact.gzip), bytes(artifact.brotli)]);
-    }
-    out.push(table(['module', 'artifact', 'raw', 'gzip', 'brotli'], rows));
-  }
-
-  if (report.memory) {
-    out.push('', `### Memory after ${report.memory[0].folds.toLocaleString('en-US')} folds`, '');
-    out.push(
-      'One long-lived stage, provider+store, N = 200, 64 conversations, fresh process, after full GCs. ' +
-        'Δ = after the last fold minus before the first. Node counts Wasm linear memory in `external` (not in `arrayBuffers`); it is also shown on its own.',
-      '',
-    );
-    out.push(
-      table(
-        ['module', 'JS heap used', 'external', 'arrayBuffers', 'Wasm linear memory', 'rss'],
-        report.memory.map((row) => [
-          row.module,
-          `${mib(row.heapUsed.after)} (${signedMiB(row.heapUsed.delta)})`,
-          `${mib(row.external.after)} (${signedMiB(row.external.delta)})`,
-          `${mib(row.arrayBuffers.after)} (${signedMiB(row.arrayBuffers.delta)})`,
-          row.wasmLinearMemory ? `${mib(row.wasmLinearMemory.after)} (${signedMiB(row.wasmLinearMemory.delta)})` : 'none',
-          `${mib(row.rss.after)} (${signedMiB(row.rss.delta)})`,
-        ]),
-      ),
-    );
-  }
-
+  if (report.build) out.push('', ...buildLines(report.build, withBaseline));
+  if (report.pipeline) out.push('', ...pipelineLines(report.pipeline, meta, withBaseline));
+  if (report.long) out.push('', ...longConversationLines(report.long));
+  if (report.route) out.push('', ...routeLines(report.route));
+  if (report.browser) out.push('', ...browserLines(report.browser));
+  if (report.coldStart) out.push('', ...coldStartLines(report.coldStart));
+  if (report.sizes) out.push('', ...sizeLines(report.sizes));
+  if (report.memory) out.push('', ...memoryLines(report.memory));
   if (report.fleet) out.push('', ...sections.fleet.renderFleet(report.fleet));
   if (report.background) out.push('', ...sections.background.renderBackground(report.background));
-
-  out.push('', '### Outcomes', '');
-  if (report.problems.length === 0) out.push('Every workload produced the outcome it is named after (checked once in full, and for every timed batch by counts).');
-  else for (const problem of report.problems) out.push(`- WRONG OUTCOME: ${problem}`);
+  out.push('', ...outcomeLines(report.problems));
   return out.join('\n');
 }
 

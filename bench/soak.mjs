@@ -82,6 +82,14 @@ const SMALL_RECALL_ENTRIES = 20;
 const RECALL_LIMIT = 24;
 const STORED_PER_CONVERSATION = 3;
 const REFUSING_SHARE = 3; // out of 10 conversations
+// What the one-stage soak's conversations say, in turn.
+const SENTENCES = [
+  'The customer asked to move the delivery to Friday at 10:00.',
+  'Refund of €42.50 approved for order #4411 — ticket closed.',
+  'ユーザーは東京の住所を更新しました。',
+  'Prefers email over phone 📧; timezone Europe/Zürich.',
+  'Agreed: renew the plan for 12 months at the old price 👍.',
+];
 
 const { values: options } = parseArgs({
   options: {
@@ -138,7 +146,13 @@ function recallOf(conversationId) {
 // ---------------------------------------------------------------------------
 // One stage, many conversations.
 
-async function oneStage() {
+/** REFUSING_SHARE conversations in ten get an answer longer than their span, so their spans are refused and latched. */
+function isRefusing(conversation) {
+  return conversation % 10 < REFUSING_SHARE;
+}
+
+/** Counts for the one-stage soak, from the options; throws on a count that is not a positive whole number. */
+function oneStagePlan() {
   const conversationCount = Number(options.conversations);
   const reportEvery = Number(options.every ?? Math.min(100_000, Math.max(1, Math.floor(totalRuns / 10))));
   const warmupMark = Number(options.warmup ?? Math.min(200_000, Math.floor(totalRuns / 5)));
@@ -150,34 +164,29 @@ async function oneStage() {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, got ${value}`);
   }
   if (!Number.isInteger(warmupMark) || warmupMark < 0) throw new RangeError(`--warmup must be a whole number, got ${warmupMark}`);
+  return { conversationCount, reportEvery, warmupMark, activeCount, concurrency, visitsPerConversation };
+}
 
-  // The workload.
+// The same ids (`msg-{turn}-{k}`) in every conversation, as in real stores.
+function entryOf(conversation, turn, k, identity) {
+  return messageEntry({
+    turn,
+    index: k,
+    message: {
+      role: k === 0 ? 'user' : 'assistant',
+      content: `#${conversation} ${SENTENCES[(conversation + turn + k) % SENTENCES.length]} (turn ${turn})`,
+    },
+    identity,
+    at: 1_700_000_000_000 + turn * 1000 + k,
+  });
+}
 
-  const SENTENCES = [
-    'The customer asked to move the delivery to Friday at 10:00.',
-    'Refund of €42.50 approved for order #4411 — ticket closed.',
-    'ユーザーは東京の住所を更新しました。',
-    'Prefers email over phone 📧; timezone Europe/Zürich.',
-    'Agreed: renew the plan for 12 months at the old price 👍.',
-  ];
-  const isRefusing = (conversation) => conversation % 10 < REFUSING_SHARE;
-
-  // The same ids (`msg-{turn}-{k}`) in every conversation, as in real stores.
-  function entryOf(conversation, turn, k, identity) {
-    return messageEntry({
-      turn,
-      index: k,
-      message: {
-        role: k === 0 ? 'user' : 'assistant',
-        content: `#${conversation} ${SENTENCES[(conversation + turn + k) % SENTENCES.length]} (turn ${turn})`,
-      },
-      identity,
-      at: 1_700_000_000_000 + turn * 1000 + k,
-    });
-  }
-
-  const store = new Map(); // conversationId -> newest summaries of an open conversation
-
+/**
+ * The one stage every recall goes through, on `clock.ms`. Refusing
+ * conversations get an answer longer than their span; every summary is
+ * written back to `store` (conversationId -> its newest summaries).
+ */
+function createSoakStage(store, clock) {
   const summarizer = async (messages) => {
     const first = messages[1]?.content ?? '';
     const conversation = Number(first.slice(1, first.indexOf(' ')));
@@ -185,9 +194,7 @@ async function oneStage() {
     const spanChars = messages.slice(1).reduce((sum, message) => sum + (message.content ?? '').length, 0);
     return 'x'.repeat(spanChars + 10);
   };
-
-  let clock = 1_800_000_000_000;
-  const stage = summarize({
+  return summarize({
     llm: summarizer,
     store: {
       async put(identity, entry) {
@@ -199,13 +206,20 @@ async function oneStage() {
     triggerMinEntries: 10,
     preserveRecent: 4,
     minFoldEntries: 2,
-    now: () => clock,
+    now: () => clock.ms,
   });
+}
 
+/**
+ * The open conversations, visited round-robin. A conversation past its
+ * visits ends (its stored summaries are dropped) and a new one takes its slot.
+ */
+function createConversations({ activeCount, visitsPerConversation }, store) {
   const open = Array.from({ length: activeCount }, (_, id) => ({ id, turn: 0, visits: 0 }));
   let conversationsStarted = activeCount;
   let nextSlot = 0;
 
+  /** The next visit's recall: the conversation's stored summaries, then its newest RECALL_LIMIT raw entries. */
   function nextRecall() {
     const slot = nextSlot;
     nextSlot = (nextSlot + 1) % activeCount;
@@ -225,39 +239,41 @@ async function oneStage() {
     return { loaded: [...(store.get(identity.conversationId) ?? []), ...raw], identity };
   }
 
-  const tally = new Map();
-  function outcomeOf(events) {
-    if (events.length === 0) return 'no event';
-    const { reason, scoreEvidence: evidence } = events[0].payload;
-    if (evidence.coalesced) return 'coalesced';
-    if (evidence.latched) return 'latched';
-    if (evidence.predicted) return 'predicted';
-    if (reason.startsWith('folded')) return 'folded';
-    if (reason.includes('replacement-not-smaller')) return 'refused';
-    if (reason.includes('already covered')) return 'already covered';
-    return 'other';
-  }
-  function count(events) {
-    const outcome = outcomeOf(events);
-    tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
-  }
+  return { nextRecall, started: () => conversationsStarted };
+}
 
-  // Sampling.
+/** What a recall's first event says happened, as the tally's label for it. */
+function outcomeOf(events) {
+  if (events.length === 0) return 'no event';
+  const { reason, scoreEvidence: evidence } = events[0].payload;
+  if (evidence.coalesced) return 'coalesced';
+  if (evidence.latched) return 'latched';
+  if (evidence.predicted) return 'predicted';
+  if (reason.startsWith('folded')) return 'folded';
+  if (reason.includes('replacement-not-smaller')) return 'refused';
+  if (reason.includes('already covered')) return 'already covered';
+  return 'other';
+}
 
-  function sample(runs, startedAt) {
-    return { runs, elapsedSeconds: (performance.now() - startedAt) / 1000, ...memory() };
-  }
-  const columns = ['runs', 'elapsed', 'wasm memory', 'heapUsed', 'external', 'arrayBuffers', 'rss'];
-  const row = (cells) => cells.map((cell, index) => String(cell).padStart(index === 0 ? 9 : 13)).join(' ');
-  const printSample = (s) =>
-    console.log(row([s.runs, `${s.elapsedSeconds.toFixed(1)} s`, formatMiB(s.wasm), formatMiB(s.heapUsed), formatMiB(s.external), formatMiB(s.arrayBuffers), formatMiB(s.rss)]));
+// Sampling: one table row of memory per report interval.
 
-  console.log(
-    `soak: ${totalRuns} recalls over ${conversationCount} conversations (${visitsPerConversation} visits each, ${activeCount} open at a time) ` +
-      `on one stage instance, ${concurrency} at a time (+1 concurrent duplicate per batch); ` +
-      `Wasm memory ${webAssembly.linearMemoryBytes() !== null ? 'read from the module\'s instance' : 'NOT found (n/a)'}`,
-  );
-  console.log(row(columns));
+function sample(runs, startedAt) {
+  return { runs, elapsedSeconds: (performance.now() - startedAt) / 1000, ...memory() };
+}
+function sampleRow(cells) {
+  return cells.map((cell, index) => String(cell).padStart(index === 0 ? 9 : 13)).join(' ');
+}
+function printSample(s) {
+  console.log(sampleRow([s.runs, `${s.elapsedSeconds.toFixed(1)} s`, formatMiB(s.wasm), formatMiB(s.heapUsed), formatMiB(s.external), formatMiB(s.arrayBuffers), formatMiB(s.rss)]));
+}
+
+/**
+ * Every recall, `concurrency` at a time plus one concurrent duplicate of the
+ * batch's first (same identity and span, at the same time) while runs remain.
+ * Tallies each recall's outcome; returns the memory samples, the first before
+ * any recall.
+ */
+async function visitAll({ concurrency, reportEvery }, { stage, clock, conversations, tally }) {
   const startedAt = performance.now();
   const samples = [sample(0, startedAt)];
   printSample(samples[0]);
@@ -265,14 +281,17 @@ async function oneStage() {
   let runs = 0;
   let nextReport = reportEvery;
   while (runs < totalRuns) {
-    clock += 1000;
+    clock.ms += 1000;
     const batch = [];
     while (batch.length < concurrency && runs + batch.length < totalRuns) {
-      batch.push(nextRecall());
+      batch.push(conversations.nextRecall());
     }
     if (runs + batch.length < totalRuns) batch.push(batch[0]); // same (identity, span), at the same time
     const results = await Promise.all(batch.map(({ loaded, identity }) => stage.fold(loaded, identity)));
-    for (const { events } of results) count(events);
+    for (const { events } of results) {
+      const outcome = outcomeOf(events);
+      tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
+    }
     runs += batch.length;
     if (runs >= nextReport || runs === totalRuns) {
       const latest = sample(runs, startedAt);
@@ -281,10 +300,11 @@ async function oneStage() {
       while (nextReport <= runs) nextReport += reportEvery;
     }
   }
+  return samples;
+}
 
-  const total = [...tally.values()].reduce((sum, value) => sum + value, 0);
-  console.log(`conversations started: ${conversationsStarted}; outcomes: ${[...tally].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${((100 * n) / total).toFixed(1)}%`).join(', ')}`);
-
+/** Prints the growth between the warm-up mark and the last sample, and the verdict; true when memory stayed flat. */
+function flatAfterWarmUp(samples, warmupMark) {
   const baseline = samples.find((s) => s.runs >= warmupMark) ?? samples[0];
   const last = samples.at(-1);
   const wasmGrowth = baseline.wasm === null ? 0 : last.wasm - baseline.wasm;
@@ -297,6 +317,27 @@ async function oneStage() {
   const grew = wasmGrowth > WASM_GROWTH_TOLERANCE || heapGrowth > HEAP_GROWTH_TOLERANCE;
   console.log(grew ? 'verdict: memory GREW after warm-up' : 'verdict: memory flat after warm-up');
   return !grew;
+}
+
+async function oneStage() {
+  const plan = oneStagePlan();
+  const store = new Map(); // conversationId -> newest summaries of an open conversation
+  const clock = { ms: 1_800_000_000_000 };
+  const stage = createSoakStage(store, clock);
+  const conversations = createConversations(plan, store);
+  const tally = new Map(); // outcome -> recalls
+
+  console.log(
+    `soak: ${totalRuns} recalls over ${plan.conversationCount} conversations (${plan.visitsPerConversation} visits each, ${plan.activeCount} open at a time) ` +
+      `on one stage instance, ${plan.concurrency} at a time (+1 concurrent duplicate per batch); ` +
+      `Wasm memory ${webAssembly.linearMemoryBytes() !== null ? 'read from the module\'s instance' : 'NOT found (n/a)'}`,
+  );
+  console.log(sampleRow(['runs', 'elapsed', 'wasm memory', 'heapUsed', 'external', 'arrayBuffers', 'rss']));
+  const samples = await visitAll(plan, { stage, clock, conversations, tally });
+
+  const total = [...tally.values()].reduce((sum, value) => sum + value, 0);
+  console.log(`conversations started: ${conversations.started()}; outcomes: ${[...tally].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${((100 * n) / total).toFixed(1)}%`).join(', ')}`);
+  return flatAfterWarmUp(samples, plan.warmupMark);
 }
 
 // ---------------------------------------------------------------------------

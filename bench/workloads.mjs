@@ -160,6 +160,201 @@ function countEvent() {
   this.eventCount++;
 }
 
+/** The instant summarizers and store a workload configures, each counted in `calls`. */
+function countedSummarizers(calls) {
+  return {
+    callback: async () => {
+      calls.summarizer++;
+      return SUMMARY_TEXT;
+    },
+    provider: instantProvider(() => calls.summarizer++),
+    store: {
+      async put() {
+        calls.storePuts++;
+      },
+    },
+  };
+}
+
+/**
+ * What one case recalls, the stage config it runs, and what each recall must
+ * produce. `rotation` holds the spans fold cases cycle through (empty for
+ * the other cases, which recall `loaded` every time).
+ */
+function caseInputs(caseName, n, conversation, { callback, provider, store }) {
+  if (caseName === 'fold-callback' || caseName === 'fold-provider-store') {
+    // Every recall of a fold case gets a different span than the one before it
+    // (the same conversation shifted by whole turns), so nothing a stage might
+    // remember about its previous span can turn a fold into another case.
+    const rotation = Array.from({ length: FOLD_SPAN_VARIANTS }, (_, k) => conversation.slice(2 * k, 2 * k + n));
+    const loaded = rotation[0];
+    const config =
+      caseName === 'fold-callback'
+        ? { llm: callback, preserveRecent: PRESERVE_RECENT }
+        : { llm: provider, model: SUMMARIZER_MODEL, store, preserveRecent: PRESERVE_RECENT };
+    const spanLength = foldSpanLength(loaded, PRESERVE_RECENT);
+    const expected = {
+      summarizerCalls: 1,
+      storePuts: caseName === 'fold-provider-store' ? 1 : 0,
+      events: 1,
+      recall: null, // a new summary followed by the verbatim tail
+      span: loaded.slice(0, spanLength),
+      tail: loaded.slice(spanLength),
+    };
+    return { loaded, config, expected, rotation };
+  }
+  if (caseName === 'coverage') {
+    // The steady state that write-back buys: loadRecent returns the originals,
+    // the summary that covers them, and a verbatim tail too short to fold.
+    const raw = conversation.slice(0, n - 1);
+    const covered = raw.slice(0, raw.length - PRESERVE_RECENT);
+    const uncovered = raw.slice(raw.length - PRESERVE_RECENT);
+    const summary = storedSummaryOver(covered);
+    return {
+      loaded: [...covered, summary, ...uncovered],
+      config: { llm: provider, model: SUMMARIZER_MODEL, store, preserveRecent: PRESERVE_RECENT },
+      expected: { summarizerCalls: 0, storePuts: 0, events: 1, recall: [summary, ...uncovered], coveredIds: covered.map((e) => e.id) },
+      rotation: [],
+    };
+  }
+  if (caseName === 'below-trigger') {
+    const loaded = conversation.slice(0, n);
+    return {
+      loaded,
+      config: { llm: callback, triggerMinEntries: n + 1, preserveRecent: PRESERVE_RECENT },
+      expected: { summarizerCalls: 0, storePuts: 0, events: 0, recall: loaded },
+      rotation: [],
+    };
+  }
+  throw new Error(`unknown case ${caseName}`);
+}
+
+/**
+ * Problems with a timed batch, judged from counters and, per recall, the
+ * final recall length and the events emitted (cheap, after the clock stopped).
+ */
+function batchProblems(served, callsBefore, calls, expected) {
+  const problems = [];
+  const recalls = served.length;
+  const summarizerCalls = calls.summarizer - callsBefore.summarizer;
+  const storePuts = calls.storePuts - callsBefore.storePuts;
+  if (summarizerCalls !== expected.summarizerCalls * recalls) {
+    problems.push(`${summarizerCalls} summarizer calls for ${recalls} recalls (expected ${expected.summarizerCalls} each)`);
+  }
+  if (storePuts !== expected.storePuts * recalls) {
+    problems.push(`${storePuts} store writes for ${recalls} recalls (expected ${expected.storePuts} each)`);
+  }
+  const wrongEvents = served.filter((recall) => recall.eventCount !== expected.events).length;
+  if (wrongEvents > 0) problems.push(`${wrongEvents} of ${recalls} recalls did not emit exactly ${expected.events} event(s)`);
+  const expectedLength = expected.recall ? expected.recall.length : 1 + expected.tail.length;
+  const wrongLength = served.filter((recall) => recall.loadedLength !== expectedLength).length;
+  if (wrongLength > 0) problems.push(`${wrongLength} of ${recalls} recalls do not hold ${expectedLength} entries`);
+  return problems;
+}
+
+/** The case's config with its summarizer and store wrapped so `seen` records what they were given. */
+function observedConfigOf(config, { provider, store }, seen) {
+  const observedConfig = { ...config };
+  if (typeof config.llm === 'function') {
+    observedConfig.llm = async (messages) => {
+      seen.messages = messages;
+      return config.llm(messages);
+    };
+  } else {
+    observedConfig.llm = {
+      complete: (request) => {
+        seen.requests.push(request);
+        return provider.complete(request);
+      },
+    };
+  }
+  if (config.store) {
+    observedConfig.store = {
+      put: (identity, entry) => {
+        seen.puts.push({ identity, entry });
+        return store.put(identity, entry);
+      },
+    };
+  }
+  return observedConfig;
+}
+
+/** A fold case: one summary of exactly the span, then the caller's own tail; what the summarizer and store were given. */
+function checkFold(check, api, { recall, event, seen, expected, config }) {
+  const summary = recall[0];
+  const coverage = summary?.metadata?.summarizes;
+  const spanIds = expected.span.map((entry) => entry.id);
+  check(recall.length === 1 + expected.tail.length, `recall holds ${recall.length} entries, expected ${1 + expected.tail.length}`);
+  check(api.isSummaryEntry(summary), 'recall does not start with a summary entry');
+  check(summary?.id === `msg-summary-${expected.span[0].source.turn}-${expected.span.at(-1).source.turn}`, `summary id ${summary?.id}`);
+  check(
+    Array.isArray(coverage?.coveredIds) && coverage.coveredIds.length === spanIds.length && coverage.coveredIds.every((id, i) => id === spanIds[i]),
+    'summary coverage does not name exactly the span',
+  );
+  check(
+    typeof summary?.value?.content === 'string' &&
+      summary.value.content.startsWith(api.SUMMARY_FRAME_PREFIX) &&
+      summary.value.content.endsWith(`\n\n${SUMMARY_TEXT}`),
+    'summary content is not label + summarizer text',
+  );
+  check(expected.tail.every((entry, i) => recall[1 + i] === entry), 'the verbatim tail is not the caller’s own entries, in order');
+  check(event?.addedIds?.length === 1 && event.addedIds[0] === summary?.id, 'event addedIds is not [summary id]');
+  check(event?.droppedIds?.length === spanIds.length, 'event droppedIds is not the span');
+  if (typeof config.llm === 'function') {
+    check(seen.messages?.length === expected.span.length + 1 && seen.messages[0]?.role === 'system', 'callback did not get [system, ...span]');
+    check(seen.messages?.[1] === expected.span[0].value, 'callback did not get the span’s own value objects');
+  } else {
+    const request = seen.requests[0];
+    check(request?.model === SUMMARIZER_MODEL, 'provider request does not name the model');
+    check(typeof request?.messages?.[0]?.content === 'string' && request.messages[0].content.includes(expected.span[0].value.content), 'provider transcript does not carry the span');
+    check(coverage?.model === SUMMARIZER_MODEL, 'coverage does not record the model');
+    check(seen.puts.length === 1 && JSON.stringify(seen.puts[0].identity) === JSON.stringify(BENCH_IDENTITY) && seen.puts[0].entry === summary, 'store.put did not get (a copy of the identity, the summary in recall)');
+    check(event?.reason?.includes('written back'), `fold event does not say it was written back: ${event?.reason}`);
+    check(event?.scoreEvidence?.usage?.input === BENCH_USAGE.input && event.scoreEvidence.usage.output === BENCH_USAGE.output, 'fold event does not carry the usage');
+  }
+}
+
+/** A case with no fold: recall is exactly the expected entries; a coverage case's event names the covered ids. */
+function checkNoFold(check, { recall, event, expected }) {
+  check(recall.length === expected.recall.length && expected.recall.every((entry, i) => recall[i] === entry), 'recall is not the expected entries, in order');
+  if (expected.coveredIds) {
+    check(event?.reason?.includes('already covered'), `coverage event does not say "already covered": ${event?.reason}`);
+    check(
+      event?.droppedIds?.length === expected.coveredIds.length && event.droppedIds.every((id, i) => id === expected.coveredIds[i]),
+      'coverage event droppedIds is not the covered ids',
+    );
+  }
+}
+
+/** One full, untimed run that inspects everything the case promises: recall contents, calls, writes, events. */
+async function verifyInFull(api, { loaded, config, expected, calls, summarizers }) {
+  const problems = [];
+  const check = (ok, message) => {
+    if (!ok) problems.push(message);
+  };
+  const seen = { messages: null, requests: [], puts: [] };
+  const observedConfig = observedConfigOf(config, summarizers, seen);
+  const events = [];
+  const scope = {
+    loaded,
+    identity: BENCH_IDENTITY,
+    $emit: (type, payload) => events.push({ type, payload }),
+  };
+  const callsBefore = { ...calls };
+  const outcome = api.summarize(observedConfig)(scope);
+  check(outcome instanceof Promise, 'stage(scope) did not return a Promise');
+  await outcome;
+  const recall = scope.loaded;
+  check(calls.summarizer - callsBefore.summarizer === expected.summarizerCalls, `summarizer called ${calls.summarizer - callsBefore.summarizer} times, expected ${expected.summarizerCalls}`);
+  check(calls.storePuts - callsBefore.storePuts === expected.storePuts, `store written ${calls.storePuts - callsBefore.storePuts} times, expected ${expected.storePuts}`);
+  check(events.length === expected.events, `${events.length} events, expected ${expected.events}`);
+  check(events.every((event) => event.type === EVENT_TYPE), 'an event has the wrong type');
+  const event = events[0]?.payload;
+  if (expected.span) checkFold(check, api, { recall, event, seen, expected, config });
+  else checkNoFold(check, { recall, event, expected });
+  return problems;
+}
+
 /**
  * One case at one size. `calls` counts every summarizer call and store write,
  * timed or not, so a batch can prove afterwards that each of its recalls really
@@ -168,57 +363,8 @@ function countEvent() {
  */
 function createWorkload(caseName, n, conversation) {
   const calls = { summarizer: 0, storePuts: 0 };
-  const callback = async () => {
-    calls.summarizer++;
-    return SUMMARY_TEXT;
-  };
-  const provider = instantProvider(() => calls.summarizer++);
-  const store = {
-    async put() {
-      calls.storePuts++;
-    },
-  };
-
-  let loaded;
-  let config;
-  let expected;
-  // Every recall of a fold case gets a different span than the one before it
-  // (the same conversation shifted by whole turns), so nothing a stage might
-  // remember about its previous span can turn a fold into another case.
-  let rotation = [];
-  if (caseName === 'fold-callback' || caseName === 'fold-provider-store') {
-    rotation = Array.from({ length: FOLD_SPAN_VARIANTS }, (_, k) => conversation.slice(2 * k, 2 * k + n));
-    loaded = rotation[0];
-    config =
-      caseName === 'fold-callback'
-        ? { llm: callback, preserveRecent: PRESERVE_RECENT }
-        : { llm: provider, model: SUMMARIZER_MODEL, store, preserveRecent: PRESERVE_RECENT };
-    const spanLength = foldSpanLength(loaded, PRESERVE_RECENT);
-    expected = {
-      summarizerCalls: 1,
-      storePuts: caseName === 'fold-provider-store' ? 1 : 0,
-      events: 1,
-      recall: null, // a new summary followed by the verbatim tail
-      span: loaded.slice(0, spanLength),
-      tail: loaded.slice(spanLength),
-    };
-  } else if (caseName === 'coverage') {
-    // The steady state that write-back buys: loadRecent returns the originals,
-    // the summary that covers them, and a verbatim tail too short to fold.
-    const raw = conversation.slice(0, n - 1);
-    const covered = raw.slice(0, raw.length - PRESERVE_RECENT);
-    const uncovered = raw.slice(raw.length - PRESERVE_RECENT);
-    const summary = storedSummaryOver(covered);
-    loaded = [...covered, summary, ...uncovered];
-    config = { llm: provider, model: SUMMARIZER_MODEL, store, preserveRecent: PRESERVE_RECENT };
-    expected = { summarizerCalls: 0, storePuts: 0, events: 1, recall: [summary, ...uncovered], coveredIds: covered.map((e) => e.id) };
-  } else if (caseName === 'below-trigger') {
-    loaded = conversation.slice(0, n);
-    config = { llm: callback, triggerMinEntries: n + 1, preserveRecent: PRESERVE_RECENT };
-    expected = { summarizerCalls: 0, storePuts: 0, events: 0, recall: loaded };
-  } else {
-    throw new Error(`unknown case ${caseName}`);
-  }
+  const summarizers = countedSummarizers(calls);
+  const { loaded, config, expected, rotation } = caseInputs(caseName, n, conversation, summarizers);
 
   // One long-lived stage per module, as an agent has: it sees turn after turn.
   const longLivedStages = new Map();
@@ -250,118 +396,12 @@ function createWorkload(caseName, n, conversation) {
       return scopes;
     },
 
-    /**
-     * Problems with a timed batch, judged from counters and, per recall, the
-     * final recall length and the events emitted (cheap, after the clock stopped).
-     */
     checkBatch(served, callsBefore) {
-      const problems = [];
-      const recalls = served.length;
-      const summarizerCalls = calls.summarizer - callsBefore.summarizer;
-      const storePuts = calls.storePuts - callsBefore.storePuts;
-      if (summarizerCalls !== expected.summarizerCalls * recalls) {
-        problems.push(`${summarizerCalls} summarizer calls for ${recalls} recalls (expected ${expected.summarizerCalls} each)`);
-      }
-      if (storePuts !== expected.storePuts * recalls) {
-        problems.push(`${storePuts} store writes for ${recalls} recalls (expected ${expected.storePuts} each)`);
-      }
-      const wrongEvents = served.filter((recall) => recall.eventCount !== expected.events).length;
-      if (wrongEvents > 0) problems.push(`${wrongEvents} of ${recalls} recalls did not emit exactly ${expected.events} event(s)`);
-      const expectedLength = expected.recall ? expected.recall.length : 1 + expected.tail.length;
-      const wrongLength = served.filter((recall) => recall.loadedLength !== expectedLength).length;
-      if (wrongLength > 0) problems.push(`${wrongLength} of ${recalls} recalls do not hold ${expectedLength} entries`);
-      return problems;
+      return batchProblems(served, callsBefore, calls, expected);
     },
 
-    /** One full, untimed run that inspects everything the case promises: recall contents, calls, writes, events. */
-    async verifyOnce(api) {
-      const problems = [];
-      const check = (ok, message) => {
-        if (!ok) problems.push(message);
-      };
-      const seen = { messages: null, requests: [], puts: [] };
-      const observedConfig = { ...config };
-      if (typeof config.llm === 'function') {
-        observedConfig.llm = async (messages) => {
-          seen.messages = messages;
-          return config.llm(messages);
-        };
-      } else {
-        observedConfig.llm = {
-          complete: (request) => {
-            seen.requests.push(request);
-            return provider.complete(request);
-          },
-        };
-      }
-      if (config.store) {
-        observedConfig.store = {
-          put: (identity, entry) => {
-            seen.puts.push({ identity, entry });
-            return store.put(identity, entry);
-          },
-        };
-      }
-      const events = [];
-      const scope = {
-        loaded,
-        identity: BENCH_IDENTITY,
-        $emit: (type, payload) => events.push({ type, payload }),
-      };
-      const callsBefore = { ...calls };
-      const outcome = api.summarize(observedConfig)(scope);
-      check(outcome instanceof Promise, 'stage(scope) did not return a Promise');
-      await outcome;
-      const recall = scope.loaded;
-      check(calls.summarizer - callsBefore.summarizer === expected.summarizerCalls, `summarizer called ${calls.summarizer - callsBefore.summarizer} times, expected ${expected.summarizerCalls}`);
-      check(calls.storePuts - callsBefore.storePuts === expected.storePuts, `store written ${calls.storePuts - callsBefore.storePuts} times, expected ${expected.storePuts}`);
-      check(events.length === expected.events, `${events.length} events, expected ${expected.events}`);
-      check(events.every((event) => event.type === EVENT_TYPE), 'an event has the wrong type');
-      const event = events[0]?.payload;
-
-      if (expected.span) {
-        const summary = recall[0];
-        const coverage = summary?.metadata?.summarizes;
-        const spanIds = expected.span.map((entry) => entry.id);
-        check(recall.length === 1 + expected.tail.length, `recall holds ${recall.length} entries, expected ${1 + expected.tail.length}`);
-        check(api.isSummaryEntry(summary), 'recall does not start with a summary entry');
-        check(summary?.id === `msg-summary-${expected.span[0].source.turn}-${expected.span.at(-1).source.turn}`, `summary id ${summary?.id}`);
-        check(
-          Array.isArray(coverage?.coveredIds) && coverage.coveredIds.length === spanIds.length && coverage.coveredIds.every((id, i) => id === spanIds[i]),
-          'summary coverage does not name exactly the span',
-        );
-        check(
-          typeof summary?.value?.content === 'string' &&
-            summary.value.content.startsWith(api.SUMMARY_FRAME_PREFIX) &&
-            summary.value.content.endsWith(`\n\n${SUMMARY_TEXT}`),
-          'summary content is not label + summarizer text',
-        );
-        check(expected.tail.every((entry, i) => recall[1 + i] === entry), 'the verbatim tail is not the caller’s own entries, in order');
-        check(event?.addedIds?.length === 1 && event.addedIds[0] === summary?.id, 'event addedIds is not [summary id]');
-        check(event?.droppedIds?.length === spanIds.length, 'event droppedIds is not the span');
-        if (typeof config.llm === 'function') {
-          check(seen.messages?.length === expected.span.length + 1 && seen.messages[0]?.role === 'system', 'callback did not get [system, ...span]');
-          check(seen.messages?.[1] === expected.span[0].value, 'callback did not get the span’s own value objects');
-        } else {
-          const request = seen.requests[0];
-          check(request?.model === SUMMARIZER_MODEL, 'provider request does not name the model');
-          check(typeof request?.messages?.[0]?.content === 'string' && request.messages[0].content.includes(expected.span[0].value.content), 'provider transcript does not carry the span');
-          check(coverage?.model === SUMMARIZER_MODEL, 'coverage does not record the model');
-          check(seen.puts.length === 1 && JSON.stringify(seen.puts[0].identity) === JSON.stringify(BENCH_IDENTITY) && seen.puts[0].entry === summary, 'store.put did not get (a copy of the identity, the summary in recall)');
-          check(event?.reason?.includes('written back'), `fold event does not say it was written back: ${event?.reason}`);
-          check(event?.scoreEvidence?.usage?.input === BENCH_USAGE.input && event.scoreEvidence.usage.output === BENCH_USAGE.output, 'fold event does not carry the usage');
-        }
-      } else {
-        check(recall.length === expected.recall.length && expected.recall.every((entry, i) => recall[i] === entry), 'recall is not the expected entries, in order');
-        if (expected.coveredIds) {
-          check(event?.reason?.includes('already covered'), `coverage event does not say "already covered": ${event?.reason}`);
-          check(
-            event?.droppedIds?.length === expected.coveredIds.length && event.droppedIds.every((id, i) => id === expected.coveredIds[i]),
-            'coverage event droppedIds is not the covered ids',
-          );
-        }
-      }
-      return problems;
+    verifyOnce(api) {
+      return verifyInFull(api, { loaded, config, expected, calls, summarizers });
     },
   };
 }

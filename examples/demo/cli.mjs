@@ -384,6 +384,272 @@ function summaryTable(rows) {
 }
 
 // ---------------------------------------------------------------------------
+// The run: what earlier runs left, every turn, the closing table
+// ---------------------------------------------------------------------------
+
+/** What earlier runs left in the store, so this run can tell their spans from the ones it pays for. */
+async function readEarlierRuns(store) {
+  const stats = await store.stats(IDENTITY);
+  const summaries = await store.listSummaries(IDENTITY);
+  return {
+    stats,
+    summaryIds: new Set(summaries.map((entry) => entry.id)),
+    coveredIds: new Set(summaries.flatMap((entry) => entry.metadata.summarizes.coveredIds)),
+    firstTurn: (stats.lastTurn ?? 0) + 1,
+  };
+}
+
+function printIntro(say, { options, summarizer, earlier, lastTurn, countTokens }) {
+  const { stats, firstTurn } = earlier;
+  say(`footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on ${options.redisUrl === undefined ? 'SQLite' : 'Redis'}`);
+  say(`  summarizer  ${summarizer.description}`);
+  say(`  database    ${storeDescription(options)}`);
+  say(
+    firstTurn === 1
+      ? `  playing     turns 1–${lastTurn} of a new conversation`
+      : `  continuing  the database holds turns 1–${firstTurn - 1} (${number(stats.originals)} messages) and ` +
+          `${stats.summaries} ${stats.summaries === 1 ? 'summary' : 'summaries'} from earlier runs; playing turns ${firstTurn}–${lastTurn}`,
+  );
+  say(`  verbatim    = the ${SETTINGS.loadLimit} newest original messages: what this pipeline sends without the stage`);
+  if (countTokens) say(`  tokens      o200k_base (gpt-tokenizer), one counter for the stage and PickByBudget`);
+  say('');
+}
+
+function emptyTotals() {
+  return {
+    recallChars: 0,
+    verbatimChars: 0,
+    folds: 0,
+    callsAvoided: 0,
+    failedCalls: 0,
+    repaidEarlierIds: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    detailsFound: 0,
+    detailsKept: 0,
+    detailsListed: 0,
+    recallTokens: 0,
+    verbatimTokens: 0,
+  };
+}
+
+/**
+ * Plays one turn through the pipeline. The verbatim baseline is read first,
+ * so it is what this turn would have sent without the stage.
+ */
+async function playTurn({ store, demo, countTokens }, turn) {
+  const originals = await store.listRecentOriginals(IDENTITY, SETTINGS.loadLimit);
+  const verbatim = countTokens
+    ? pickWithinBudget(originals, SETTINGS.budgetTokens, countTokens)
+    : pickWithinBudget(originals, SETTINGS.budgetChars);
+  const callsBefore = demo.summarizer.counts.started;
+  const result = await runMemoryTurn(demo.pipeline, { identity: IDENTITY, turn, messages: turnMessages(turn) });
+  const summarizerCalled = demo.summarizer.counts.started > callsBefore;
+  return { result, verbatim, summarizerCalled, observed: readTurn(result) };
+}
+
+/** Adds one played turn to the run's totals; returns the turn's own measures. */
+function addToTotals(totals, { result, verbatim, summarizerCalled, observed }, { earlier, demo, countTokens }) {
+  totals.folds += observed.folds.length;
+  for (const { details } of observed.folds) {
+    totals.detailsFound += details.found;
+    totals.detailsKept += details.kept;
+    totals.detailsListed += details.pinned;
+  }
+  if (observed.failureCause !== undefined) totals.failedCalls += 1;
+  countBackgroundEnds(totals, demo.backgroundEnds.splice(0));
+  totals.repaidEarlierIds += observed.folds
+    .flatMap(({ coverage }) => coverage.coveredIds)
+    .filter((id) => earlier.coveredIds.has(id)).length;
+  const callAvoidedByWriteBack = observed.storedSummaryIds.length > 0 && !summarizerCalled;
+  if (callAvoidedByWriteBack) totals.callsAvoided += 1;
+
+  const recallChars = contentChars(result.selected);
+  const verbatimChars = contentChars(verbatim);
+  for (const { scoreEvidence } of observed.events) {
+    if (scoreEvidence?.usage) {
+      totals.inputTokens += scoreEvidence.usage.input;
+      totals.outputTokens += scoreEvidence.usage.output;
+    }
+  }
+  totals.recallChars += recallChars;
+  totals.verbatimChars += verbatimChars;
+  const tokenCounts = countTokens && {
+    recallTokens: contentTokens(result.selected, countTokens),
+    verbatimTokens: contentTokens(verbatim, countTokens),
+  };
+  if (tokenCounts) {
+    totals.recallTokens += tokenCounts.recallTokens;
+    totals.verbatimTokens += tokenCounts.verbatimTokens;
+  }
+  return { recallChars, verbatimChars, tokenCounts, callAvoidedByWriteBack };
+}
+
+/** One turn as printed (turnLine) and as a --json record. */
+function turnRecord(turn, played, measured, { options, demo, totals, fromEarlierRuns }) {
+  const { result, verbatim, summarizerCalled, observed } = played;
+  const { recallChars, verbatimChars, tokenCounts, callAvoidedByWriteBack } = measured;
+  return {
+    turn,
+    recallEntries: result.selected.length,
+    recallChars,
+    recallIds: result.selected.map((entry) => entry.id),
+    verbatimEntries: verbatim.length,
+    verbatimChars,
+    savedChars: verbatimChars - recallChars,
+    ...(tokenCounts ? { ...tokenCounts, savedTokens: tokenCounts.verbatimTokens - tokenCounts.recallTokens } : {}),
+    ...(options.background || options.llmDelayMs ? { stageMs: Number(demo.stageTime.lastMs.toFixed(1)) } : {}),
+    foldsSoFar: totals.folds,
+    paidCallsSoFar: demo.summarizer.counts.paid,
+    failedCallsSoFar: totals.failedCalls,
+    summarizerCalled,
+    callAvoidedByWriteBack,
+    summarizerFailed: observed.failureCause !== undefined,
+    summaryRefused: observed.refused,
+    folded: observed.folds.map(({ id, coverage, usage, details }) => ({
+      id,
+      fromTurn: coverage.fromTurn,
+      toTurn: coverage.toTurn,
+      entryCount: coverage.entryCount,
+      summaryChars: result.recall.find((entry) => entry.id === id).value.content.length,
+      details,
+      ...(usage === undefined ? {} : { usage }),
+    })),
+    storedSummariesInRecall: observed.storedSummaryIds,
+    summariesFromEarlierRuns: fromEarlierRuns,
+    events: observed.events.map(({ reason, scoreEvidence }) => ({ reason, evidence: scoreEvidence })),
+  };
+}
+
+/**
+ * Plays turns firstTurn…lastTurn, printing each as it ends. Returns the run's
+ * totals once every background fold has landed, and what the closing needs.
+ */
+async function playTurns({ options, store, demo, earlier, lastTurn, countTokens, out }) {
+  const { firstTurn } = earlier;
+  const totals = emptyTotals();
+  const summariesLoadedFromEarlierRuns = new Set();
+  let failureReported = false;
+  let lastSelected = [];
+  let lastFoldReason;
+  const progress = createProgress({ enabled: Boolean(process.stderr.isTTY), firstTurn, lastTurn });
+
+  for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
+    // The event loop turns between turns, as an agent's own model call
+    // lets it: a background fold's timers and I/O run meanwhile.
+    if (options.background) await new Promise((resolve) => setImmediate(resolve));
+    progress.show(turn);
+    const played = await playTurn({ store, demo, countTokens }, turn);
+    const { result, observed } = played;
+
+    const fromEarlierRuns = observed.storedSummaryIds.filter((id) => earlier.summaryIds.has(id));
+    fromEarlierRuns.forEach((id) => summariesLoadedFromEarlierRuns.add(id));
+    const measured = addToTotals(totals, played, { earlier, demo, countTokens });
+    const record = turnRecord(turn, played, measured, { options, demo, totals, fromEarlierRuns });
+
+    lastSelected = result.selected;
+    lastFoldReason = observed.events.find((event) => event.reason.startsWith('folded'))?.reason ?? lastFoldReason;
+    progress.hide();
+    out(options.json ? JSON.stringify(record) : turnLine(record));
+    if (observed.failureCause !== undefined && !failureReported) {
+      failureReported = true;
+      process.stderr.write(`${summarizerFailureLine(observed.failureCause, options)}\n`);
+    }
+  }
+  progress.stop();
+  await demo.stage.settled(); // background folds still running land before the counts
+  countBackgroundEnds(totals, demo.backgroundEnds.splice(0));
+  return { totals, summariesLoadedFromEarlierRuns, lastSelected, lastFoldReason };
+}
+
+/** The closing table's rows: the run's totals and what the store holds now. */
+function closingRows({ options, demo, earlier, lastTurn, countTokens, run, after }) {
+  const { totals, summariesLoadedFromEarlierRuns } = run;
+  const { firstTurn } = earlier;
+  const saved = totals.verbatimChars - totals.recallChars;
+  const rows = [
+    ['turns played', `${firstTurn}–${lastTurn} (${options.turns})`],
+    ['folds (summaries written)', String(totals.folds)],
+    ['paid summarizer calls', String(demo.summarizer.counts.paid)],
+    ['failed summarizer calls', `${totals.failedCalls}${totals.failedCalls ? ' (those turns sent verbatim recall)' : ''}`],
+    [
+      'calls avoided by write-back',
+      `${totals.callsAvoided} ${totals.callsAvoided === 1 ? 'turn' : 'turns'} used a stored summary and made no call`,
+    ],
+    [
+      'exact details kept by folds',
+      `${totals.detailsKept + totals.detailsListed} of ${totals.detailsFound} (${percent(totals.detailsKept + totals.detailsListed, totals.detailsFound)}%)` +
+        (options.keepDetails
+          ? `; ${totals.detailsListed} of them on the keepDetails line`
+          : totals.detailsKept < totals.detailsFound
+            ? '; --keep-details keeps the rest'
+            : ''),
+    ],
+    ['chars sent (recall)', number(totals.recallChars)],
+    ['chars verbatim', number(totals.verbatimChars)],
+    ['chars saved', `${number(saved)} (${percent(saved, totals.verbatimChars)}%)`],
+    ...(countTokens
+      ? [
+          ['tokens sent (recall, o200k_base)', number(totals.recallTokens)],
+          ['tokens verbatim', number(totals.verbatimTokens)],
+          [
+            'tokens saved',
+            `${number(totals.verbatimTokens - totals.recallTokens)} (${percent(totals.verbatimTokens - totals.recallTokens, totals.verbatimTokens)}%)`,
+          ],
+        ]
+      : []),
+    ['database', storeDescription(options)],
+    ['originals in the database', `${number(after.originals)} messages`],
+    ['summaries in the database', String(after.summaries)],
+  ];
+  if (options.llm === 'openai') {
+    rows.splice(3, 0, [
+      'tokens billed (from usage)',
+      `${number(totals.inputTokens)} input, ${number(totals.outputTokens)} output`,
+    ]);
+  }
+  if (firstTurn > 1) {
+    rows.splice(rows.findIndex(([label]) => label === 'chars sent (recall)'), 0, [
+      'spans from earlier runs',
+      `${summariesLoadedFromEarlierRuns.size} loaded from the database, not paid again ` +
+        `(messages re-summarized: ${totals.repaidEarlierIds})`,
+    ]);
+  }
+  return rows;
+}
+
+/** The last recall, the closing table and, on a continued conversation, what earlier runs saved. */
+function printClosing(say, { pkg, earlier, lastTurn, run, rows }) {
+  const { summariesLoadedFromEarlierRuns } = run;
+  say('');
+  say(recallBlock(lastTurn, run.lastSelected, run.lastFoldReason, pkg.summaryCoverage));
+  say('');
+  say(summaryTable(rows));
+  say('');
+  if (earlier.firstTurn > 1) {
+    say(
+      `${summariesLoadedFromEarlierRuns.size} ${summariesLoadedFromEarlierRuns.size === 1 ? 'span' : 'spans'} ` +
+        'folded in earlier runs were loaded from the database instead of paid again.',
+    );
+  }
+  say(PLAYGROUND_LINE);
+}
+
+/** One run on an open store: `out` carries the turns, `say` the prose around them. */
+async function playRun({ options, pkg, store, out, say }) {
+  const earlier = await readEarlierRuns(store);
+  const lastTurn = earlier.firstTurn + options.turns - 1;
+  const countTokens = options.tokens ? await loadTokenCounter() : undefined;
+  const demo = await buildDemo({ options, pkg, store, newestUpdatedAt: earlier.stats.newestUpdatedAt, countTokens });
+  printIntro(say, { options, summarizer: demo.summarizer, earlier, lastTurn, countTokens });
+
+  const run = await playTurns({ options, store, demo, earlier, lastTurn, countTokens, out });
+  const after = await store.stats(IDENTITY);
+  const rows = closingRows({ options, demo, earlier, lastTurn, countTokens, run, after });
+  printClosing(say, { pkg, earlier, lastTurn, run, rows });
+}
+
+// ---------------------------------------------------------------------------
 // Main
 // ---------------------------------------------------------------------------
 
@@ -406,205 +672,7 @@ async function main(argv) {
   if (options.reset) await resetStore(options);
   const store = await openStore(options);
   try {
-    const before = await store.stats(IDENTITY);
-    const earlierSummaries = await store.listSummaries(IDENTITY);
-    const earlierSummaryIds = new Set(earlierSummaries.map((entry) => entry.id));
-    const earlierCoveredIds = new Set(earlierSummaries.flatMap((entry) => entry.metadata.summarizes.coveredIds));
-    const firstTurn = (before.lastTurn ?? 0) + 1;
-    const lastTurn = firstTurn + options.turns - 1;
-
-    const countTokens = options.tokens ? await loadTokenCounter() : undefined;
-    const { summarizer, pipeline, stage, stageTime, backgroundEnds } = await buildDemo({ options, pkg, store, newestUpdatedAt: before.newestUpdatedAt, countTokens });
-
-    say(`footprint-summarize demo: LoadRecent → summarize → PickByBudget → Format → WriteTurn on ${options.redisUrl === undefined ? 'SQLite' : 'Redis'}`);
-    say(`  summarizer  ${summarizer.description}`);
-    say(`  database    ${storeDescription(options)}`);
-    say(
-      firstTurn === 1
-        ? `  playing     turns 1–${lastTurn} of a new conversation`
-        : `  continuing  the database holds turns 1–${firstTurn - 1} (${number(before.originals)} messages) and ` +
-            `${before.summaries} ${before.summaries === 1 ? 'summary' : 'summaries'} from earlier runs; playing turns ${firstTurn}–${lastTurn}`,
-    );
-    say(`  verbatim    = the ${SETTINGS.loadLimit} newest original messages: what this pipeline sends without the stage`);
-    if (countTokens) say(`  tokens      o200k_base (gpt-tokenizer), one counter for the stage and PickByBudget`);
-    say('');
-
-    const totals = {
-      recallChars: 0,
-      verbatimChars: 0,
-      folds: 0,
-      callsAvoided: 0,
-      failedCalls: 0,
-      repaidEarlierIds: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      detailsFound: 0,
-      detailsKept: 0,
-      detailsListed: 0,
-      recallTokens: 0,
-      verbatimTokens: 0,
-    };
-    const summariesLoadedFromEarlierRuns = new Set();
-    let failureReported = false;
-    let lastSelected = [];
-    let lastFoldReason;
-    const progress = createProgress({ enabled: Boolean(process.stderr.isTTY), firstTurn, lastTurn });
-
-    for (let turn = firstTurn; turn <= lastTurn; turn += 1) {
-      // The event loop turns between turns, as an agent's own model call
-      // lets it: a background fold's timers and I/O run meanwhile.
-      if (options.background) await new Promise((resolve) => setImmediate(resolve));
-      progress.show(turn);
-      const originals = await store.listRecentOriginals(IDENTITY, SETTINGS.loadLimit);
-      const verbatim = countTokens
-        ? pickWithinBudget(originals, SETTINGS.budgetTokens, countTokens)
-        : pickWithinBudget(originals, SETTINGS.budgetChars);
-      const callsBefore = summarizer.counts.started;
-      const result = await runMemoryTurn(pipeline, { identity: IDENTITY, turn, messages: turnMessages(turn) });
-      const summarizerCalled = summarizer.counts.started > callsBefore;
-      const observed = readTurn(result);
-
-      const fromEarlierRuns = observed.storedSummaryIds.filter((id) => earlierSummaryIds.has(id));
-      fromEarlierRuns.forEach((id) => summariesLoadedFromEarlierRuns.add(id));
-      totals.folds += observed.folds.length;
-      for (const { details } of observed.folds) {
-        totals.detailsFound += details.found;
-        totals.detailsKept += details.kept;
-        totals.detailsListed += details.pinned;
-      }
-      if (observed.failureCause !== undefined) totals.failedCalls += 1;
-      countBackgroundEnds(totals, backgroundEnds.splice(0));
-      totals.repaidEarlierIds += observed.folds
-        .flatMap(({ coverage }) => coverage.coveredIds)
-        .filter((id) => earlierCoveredIds.has(id)).length;
-      const callAvoidedByWriteBack = observed.storedSummaryIds.length > 0 && !summarizerCalled;
-      if (callAvoidedByWriteBack) totals.callsAvoided += 1;
-
-      const recallChars = contentChars(result.selected);
-      const verbatimChars = contentChars(verbatim);
-      for (const { scoreEvidence } of observed.events) {
-        if (scoreEvidence?.usage) {
-          totals.inputTokens += scoreEvidence.usage.input;
-          totals.outputTokens += scoreEvidence.usage.output;
-        }
-      }
-      totals.recallChars += recallChars;
-      totals.verbatimChars += verbatimChars;
-      const tokenCounts = countTokens && {
-        recallTokens: contentTokens(result.selected, countTokens),
-        verbatimTokens: contentTokens(verbatim, countTokens),
-      };
-      if (tokenCounts) {
-        totals.recallTokens += tokenCounts.recallTokens;
-        totals.verbatimTokens += tokenCounts.verbatimTokens;
-      }
-
-      const record = {
-        turn,
-        recallEntries: result.selected.length,
-        recallChars,
-        recallIds: result.selected.map((entry) => entry.id),
-        verbatimEntries: verbatim.length,
-        verbatimChars,
-        savedChars: verbatimChars - recallChars,
-        ...(tokenCounts ? { ...tokenCounts, savedTokens: tokenCounts.verbatimTokens - tokenCounts.recallTokens } : {}),
-        ...(options.background || options.llmDelayMs ? { stageMs: Number(stageTime.lastMs.toFixed(1)) } : {}),
-        foldsSoFar: totals.folds,
-        paidCallsSoFar: summarizer.counts.paid,
-        failedCallsSoFar: totals.failedCalls,
-        summarizerCalled,
-        callAvoidedByWriteBack,
-        summarizerFailed: observed.failureCause !== undefined,
-        summaryRefused: observed.refused,
-        folded: observed.folds.map(({ id, coverage, usage, details }) => ({
-          id,
-          fromTurn: coverage.fromTurn,
-          toTurn: coverage.toTurn,
-          entryCount: coverage.entryCount,
-          summaryChars: result.recall.find((entry) => entry.id === id).value.content.length,
-          details,
-          ...(usage === undefined ? {} : { usage }),
-        })),
-        storedSummariesInRecall: observed.storedSummaryIds,
-        summariesFromEarlierRuns: fromEarlierRuns,
-        events: observed.events.map(({ reason, scoreEvidence }) => ({ reason, evidence: scoreEvidence })),
-      };
-
-      lastSelected = result.selected;
-      lastFoldReason = observed.events.find((event) => event.reason.startsWith('folded'))?.reason ?? lastFoldReason;
-      progress.hide();
-      out(options.json ? JSON.stringify(record) : turnLine(record));
-      if (observed.failureCause !== undefined && !failureReported) {
-        failureReported = true;
-        process.stderr.write(`${summarizerFailureLine(observed.failureCause, options)}\n`);
-      }
-    }
-    progress.stop();
-    await stage.settled(); // background folds still running land before the counts
-    countBackgroundEnds(totals, backgroundEnds.splice(0));
-
-    const after = await store.stats(IDENTITY);
-    const saved = totals.verbatimChars - totals.recallChars;
-    const rows = [
-      ['turns played', `${firstTurn}–${lastTurn} (${options.turns})`],
-      ['folds (summaries written)', String(totals.folds)],
-      ['paid summarizer calls', String(summarizer.counts.paid)],
-      ['failed summarizer calls', `${totals.failedCalls}${totals.failedCalls ? ' (those turns sent verbatim recall)' : ''}`],
-      [
-        'calls avoided by write-back',
-        `${totals.callsAvoided} ${totals.callsAvoided === 1 ? 'turn' : 'turns'} used a stored summary and made no call`,
-      ],
-      [
-        'exact details kept by folds',
-        `${totals.detailsKept + totals.detailsListed} of ${totals.detailsFound} (${percent(totals.detailsKept + totals.detailsListed, totals.detailsFound)}%)` +
-          (options.keepDetails
-            ? `; ${totals.detailsListed} of them on the keepDetails line`
-            : totals.detailsKept < totals.detailsFound
-              ? '; --keep-details keeps the rest'
-              : ''),
-      ],
-      ['chars sent (recall)', number(totals.recallChars)],
-      ['chars verbatim', number(totals.verbatimChars)],
-      ['chars saved', `${number(saved)} (${percent(saved, totals.verbatimChars)}%)`],
-      ...(countTokens
-        ? [
-            ['tokens sent (recall, o200k_base)', number(totals.recallTokens)],
-            ['tokens verbatim', number(totals.verbatimTokens)],
-            [
-              'tokens saved',
-              `${number(totals.verbatimTokens - totals.recallTokens)} (${percent(totals.verbatimTokens - totals.recallTokens, totals.verbatimTokens)}%)`,
-            ],
-          ]
-        : []),
-      ['database', storeDescription(options)],
-      ['originals in the database', `${number(after.originals)} messages`],
-      ['summaries in the database', String(after.summaries)],
-    ];
-    if (options.llm === 'openai') {
-      rows.splice(3, 0, [
-        'tokens billed (from usage)',
-        `${number(totals.inputTokens)} input, ${number(totals.outputTokens)} output`,
-      ]);
-    }
-    if (firstTurn > 1) {
-      rows.splice(rows.findIndex(([label]) => label === 'chars sent (recall)'), 0, [
-        'spans from earlier runs',
-        `${summariesLoadedFromEarlierRuns.size} loaded from the database, not paid again ` +
-          `(messages re-summarized: ${totals.repaidEarlierIds})`,
-      ]);
-    }
-    say('');
-    say(recallBlock(lastTurn, lastSelected, lastFoldReason, pkg.summaryCoverage));
-    say('');
-    say(summaryTable(rows));
-    say('');
-    if (firstTurn > 1) {
-      say(
-        `${summariesLoadedFromEarlierRuns.size} ${summariesLoadedFromEarlierRuns.size === 1 ? 'span' : 'spans'} ` +
-          'folded in earlier runs were loaded from the database instead of paid again.',
-      );
-    }
-    say(PLAYGROUND_LINE);
+    await playRun({ options, pkg, store, out, say });
     return 0;
   } finally {
     await store.close();
