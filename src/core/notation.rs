@@ -1,12 +1,13 @@
 //! How text is written, as the details audit reads it: the scripts that put
-//! no space between words (CJK), the units a CJK number carries (`年`,
-//! `円`, `일`), and the one spelling that fullwidth forms and number signs
-//! (`１２`, `￥`, `№`, `n°`) are read in.
+//! no space between words (CJK, Thai, Lao, Khmer, Myanmar), the units a CJK
+//! number carries (`年`, `円`, `일`), and the one spelling that every
+//! decimal digit, fullwidth forms, number signs and directional marks
+//! (`٤٨٢١٣`, `１２`, `￥`, `№`, `n°`, U+200F) are read in.
 //!
 //! A rule on scripts, not a dictionary: a detail is a run of Latin letters,
-//! digits and marks, and ideographs, kana and hangul around it are not part
-//! of it, but for the units that write a date, a time or an amount right
-//! after a digit. UAX #29 word bounds (`unicode-segmentation`) would split
+//! digits and marks, and the letters of a script written without spaces
+//! around it are not part of it, but for the units that write a date, a
+//! time or an amount right after a digit. UAX #29 word bounds (`unicode-segmentation`) would split
 //! at the same script changes, and also between `2026` and `年`, so the
 //! units would have to be joined again (README, "Details in every
 //! language").
@@ -19,11 +20,15 @@ pub fn is_hangul_filler(c: char) -> bool {
 }
 
 /// Whether `c` is written without spaces between words: ideographs, kana,
-/// hangul, and CJK punctuation (`。`, `「`). Not the Hangul fillers.
-pub fn is_cjk(c: char) -> bool {
-    !is_hangul_filler(c)
-        && matches!(c,
-        '\u{1100}'..='\u{11FF}'      // Hangul Jamo
+/// hangul, CJK punctuation (`。`, `「`), and the letters of Thai, Lao,
+/// Khmer and Myanmar. Not the Hangul fillers, nor those scripts' digits
+/// (read as digits).
+pub fn is_unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{0E00}'..='\u{0EFF}'      // Thai, Lao
+        | '\u{1000}'..='\u{109F}'    // Myanmar
+        | '\u{1100}'..='\u{11FF}'    // Hangul Jamo
+        | '\u{1780}'..='\u{17FF}'    // Khmer
         | '\u{2E80}'..='\u{2FDF}'    // CJK radicals
         | '\u{3000}'..='\u{303F}'    // CJK symbols and punctuation
         | '\u{3040}'..='\u{30FF}'    // Hiragana, Katakana
@@ -35,6 +40,8 @@ pub fn is_cjk(c: char) -> bool {
         | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
         | '\u{FF61}'..='\u{FF9F}'    // halfwidth CJK punctuation and Katakana
         | '\u{20000}'..='\u{2FA1F}') // CJK extensions B–F, compatibility supplement
+        && !is_hangul_filler(c)
+        && decimal_digit(c).is_none()
 }
 
 /// The CJK units a number carries, written right after its digits: a date's
@@ -75,12 +82,16 @@ pub struct Read<'a> {
 }
 
 impl<'a> Read<'a> {
-    /// Fullwidth ASCII (`１２`, `％`, `：`) and the ideographic space as
+    /// Every decimal digit by its value (`٤٨٢١٣` and `४८२१३` as `48213`),
+    /// and the Arabic decimal and thousands separators as `.` and `,`;
+    /// fullwidth ASCII (`１２`, `％`, `：`) and the ideographic space as
     /// ASCII; the fullwidth currency signs (`￥`, `￦`, `￡`, `￠`) as the
-    /// signs; and the number signs (`№`, and `n°`, `nº`, `N°` at a word's
-    /// start) as `#`, so `№ 48213`, `n° 48213` and `#48213` read alike.
+    /// signs; the number signs (`№`, and `n°`, `nº`, `N°` at a word's
+    /// start) as `#`, so `№ 48213`, `n° 48213` and `#48213` read alike; and
+    /// the directional marks (U+200E, U+200F, U+061C and the embeddings and
+    /// isolates), which are not seen, as nothing.
     pub fn of(text: &'a str) -> Read<'a> {
-        if !text.chars().any(|c| narrow(c).is_some() || matches!(c, '°' | 'º')) {
+        if !text.chars().any(|c| !c.is_ascii() && (narrow(c) != Narrow::Same || matches!(c, '°' | 'º'))) {
             return Read { text: Cow::Borrowed(text), written: text, shifts: Vec::new() };
         }
         let mut out = String::with_capacity(text.len());
@@ -94,22 +105,33 @@ impl<'a> Read<'a> {
                 && chars.peek().is_some_and(|&(_, next)| matches!(next, '°' | 'º'));
             let read = if sign {
                 chars.next();
-                '#'
+                Narrow::As('#')
             } else {
-                narrow(c).unwrap_or(c)
+                narrow(c)
             };
-            if read != c {
-                let after = chars.peek().map_or(text.len(), |&(next, _)| next);
-                shifts.push((out.len(), at));
-                shifts.push((out.len() + read.len_utf8(), after));
+            let read = match read {
+                Narrow::Same => {
+                    out.push(c);
+                    previous = c;
+                    continue;
+                }
+                Narrow::As(read) => Some(read),
+                Narrow::Unseen => None,
+            };
+            let after = chars.peek().map_or(text.len(), |&(next, _)| next);
+            shifts.push((out.len(), at));
+            shifts.push((out.len() + read.map_or(0, char::len_utf8), after));
+            if let Some(read) = read {
+                out.push(read);
+                previous = c;
             }
-            out.push(read);
-            previous = c;
         }
         Read { text: Cow::Owned(out), written: text, shifts }
     }
 
-    /// The text as written that `slice` (a slice of `self.text`) was read from.
+    /// The text as written that `slice` (a slice of `self.text`) was read
+    /// from: directional marks at its ends are left out, and those inside
+    /// it are kept (a mark between a sign and its number, `649 \u{200F}₪`).
     pub fn as_written(&self, slice: &str) -> &'a str {
         let start = slice.as_ptr() as usize - self.text.as_ptr() as usize;
         let written_at = |at: usize| match self.shifts.partition_point(|&(read, _)| read <= at) {
@@ -119,24 +141,65 @@ impl<'a> Read<'a> {
                 written + (at - read)
             }
         };
-        &self.written[written_at(start)..written_at(start + slice.len())]
+        self.written[written_at(start)..written_at(start + slice.len())].trim_matches(is_directional_mark)
     }
 }
 
-/// The one spelling of a fullwidth form or number sign, or `None` when `c`
-/// is read as it is.
-fn narrow(c: char) -> Option<char> {
-    match c {
+/// What the audit reads a character as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Narrow {
+    Same,
+    As(char),
+    /// A mark that is not seen: read as nothing.
+    Unseen,
+}
+
+/// How the audit reads `c` ([`Read::of`]).
+fn narrow(c: char) -> Narrow {
+    let read = match c {
+        _ if c.is_ascii() => return Narrow::Same,
+        _ if is_directional_mark(c) => return Narrow::Unseen,
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0),
         '\u{3000}' => Some(' '),
+        '٫' => Some('.'),
+        '٬' => Some(','),
         '￥' => Some('¥'),
         '￦' => Some('₩'),
         '￡' => Some('£'),
         '￠' => Some('¢'),
         '№' => Some('#'),
-        _ => None,
-    }
+        _ => decimal_digit(c).and_then(|value| char::from_digit(value, 10)),
+    };
+    read.map_or(Narrow::Same, Narrow::As)
 }
+
+/// The bidirectional controls: marks, embeddings, overrides and isolates,
+/// which change how text is laid out, never what it says.
+pub fn is_directional_mark(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The value of a decimal digit (Unicode's general category Nd) other than
+/// ASCII's. Every script's ten digits are consecutive, from its zero
+/// ([`DIGIT_ZEROS`]), so the table holds the zeros only.
+pub fn decimal_digit(c: char) -> Option<u32> {
+    let code = c as u32;
+    let at = DIGIT_ZEROS.partition_point(|&zero| zero <= code).checked_sub(1)?;
+    let value = code - DIGIT_ZEROS[at];
+    (value < 10).then_some(value)
+}
+
+/// The zero of every script's decimal digits past ASCII (Unicode 15.1),
+/// ascending: Arabic-Indic, Extended Arabic-Indic, NKo, Devanagari,
+/// Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam,
+/// Sinhala, Thai, Lao, Tibetan, Myanmar, Khmer, Mongolian, and the rest.
+const DIGIT_ZEROS: [u32; 67] = [
+    0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0, 0xF20,
+    0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0,
+    0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0,
+    0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x11F50, 0x16A60,
+    0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0,
+];
 
 #[cfg(test)]
 mod tests {
@@ -156,6 +219,30 @@ mod tests {
     }
 
     #[test]
+    fn every_decimal_digit_reads_by_its_value_and_marks_read_as_nothing() {
+        for zero in DIGIT_ZEROS {
+            for value in 0..10 {
+                let digit = char::from_u32(zero + value).unwrap();
+                assert!(digit.is_numeric(), "{digit:?} is a digit");
+                assert_eq!(decimal_digit(digit), Some(value));
+            }
+        }
+        for not_a_digit in ['²', '½', 'Ⅻ', '①', '٪', 'a', '\u{6EF}', '\u{FF1A}'] {
+            assert_eq!(decimal_digit(not_a_digit), None, "{not_a_digit:?}");
+        }
+        let written = "رقم الطلب ٤٨٢١٣ بمبلغ \u{200F}٦٤٩٫٥٠ ₪ ऑर्डर ४८२१३ เลขที่ ๔๘๒๑๓";
+        let read = Read::of(written);
+        assert_eq!(read.text, "رقم الطلب 48213 بمبلغ 649.50 ₪ ऑर्डर 48213 เลขที่ 48213");
+        let at = read.text.find("649.50").unwrap();
+        assert_eq!(read.as_written(&read.text[at..at + 6]), "٦٤٩٫٥٠", "the mark before it is left out");
+        let at = read.text.find("649.50 ₪").unwrap();
+        assert_eq!(read.as_written(&read.text[at..at + "649.50 ₪".len()]), "٦٤٩٫٥٠ ₪");
+        let marked = Read::of("\u{200F}649\u{200F} \u{2067}₪\u{2069}");
+        assert_eq!(marked.text, "649 ₪");
+        assert_eq!(marked.as_written(&marked.text), "649\u{200F} \u{2067}₪", "inside, as written; at the ends, not");
+    }
+
+    #[test]
     fn a_text_with_nothing_to_read_otherwise_is_not_copied() {
         let read = Read::of("Order NW-48213 ships on March 3, 2026.");
         assert!(matches!(read.text, Cow::Borrowed(_)));
@@ -165,9 +252,13 @@ mod tests {
     #[test]
     fn units_attach_only_as_cjk_number_units() {
         for c in ['年', '円', '원', '일'] {
-            assert!(is_cjk(c) && is_number_unit(c));
+            assert!(is_unspaced(c) && is_number_unit(c));
         }
-        assert!(is_cjk('。') && is_cjk('の') && is_cjk('カ') && is_cjk('한') && !is_number_unit('の'));
-        assert!(!is_cjk('A') && !is_cjk('é') && !is_cjk('ж') && !is_cjk('１'));
+        assert!(
+            is_unspaced('。') && is_unspaced('の') && is_unspaced('カ') && is_unspaced('한') && !is_number_unit('の')
+        );
+        assert!(!is_unspaced('A') && !is_unspaced('é') && !is_unspaced('ж') && !is_unspaced('１'));
+        assert!(is_unspaced('ก') && is_unspaced('ມ') && is_unspaced('ក') && is_unspaced('မ'));
+        assert!(!is_unspaced('๓') && !is_unspaced('໓') && !is_unspaced('٣') && !is_unspaced('ש'));
     }
 }

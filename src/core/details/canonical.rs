@@ -5,7 +5,7 @@ use super::find::detect;
 use super::vocabulary::{
     currency_code, is_ordinal_suffix, same_word, sign_code, PERCENT_CODE, TWO_WORD_MARKS, WORD_SIGNS,
 };
-use crate::core::notation::{is_cjk, is_number_unit, Read};
+use crate::core::notation::{is_number_unit, is_unspaced, Read};
 
 /// The text every spelling of a detail shares (see [`Canonical::scan`]).
 pub(super) fn canonical(detail: &str) -> String {
@@ -115,12 +115,12 @@ impl Canonical {
             // A word of letters, or one other letter or digit (`²`, `٣`).
             // An ideograph, kana or hangul is a word of its own: CJK text
             // has no spaces, and `NW-48213의` holds `NW-48213`.
-            let len = match c.is_alphabetic() && !is_cjk(c) {
-                true => rest.find(|c: char| !c.is_alphabetic() || is_cjk(c)).unwrap_or(rest.len()),
+            let len = match c.is_alphabetic() && !is_unspaced(c) {
+                true => rest.find(|c: char| !c.is_alphabetic() || is_unspaced(c)).unwrap_or(rest.len()),
                 false => c.len_utf8(),
             };
             let word = &rest[..len];
-            if is_cjk(c) {
+            if is_unspaced(c) {
                 out.push_word(word);
             } else {
                 out.text.extend(word.chars().flat_map(char::to_lowercase));
@@ -250,7 +250,7 @@ fn mark_at(text: &str) -> Option<(&'static str, &str)> {
 /// starts with a CJK character, a word of its own (so a long run of them
 /// is not read again at each of its characters).
 fn split_word(text: &str) -> (&str, &str) {
-    text.split_at(text.find(|c: char| !c.is_alphabetic() || is_cjk(c)).unwrap_or(text.len()))
+    text.split_at(text.find(|c: char| !c.is_alphabetic() || is_unspaced(c)).unwrap_or(text.len()))
 }
 
 /// The number `text` starts with: digits, with a `.` or `,` between two.

@@ -1,7 +1,7 @@
 //! Finding a span's details: its words, and the detail each word starts.
 
 use super::vocabulary::{is_currency_sign, is_currency_word, is_listed, is_ordinal_suffix, MONTHS, UNITS, WORD_SIGNS};
-use crate::core::notation::{is_cjk, is_number_unit, Read};
+use crate::core::notation::{is_number_unit, is_unspaced, Read};
 
 /// Punctuation no detail starts with, which may stand before a word.
 fn is_opening(c: char) -> bool {
@@ -30,7 +30,7 @@ fn words(text: &str) -> Vec<&str> {
     for (at, c) in text.char_indices() {
         let kind = match c {
             _ if c.is_whitespace() || c == '"' => None,
-            _ if is_cjk(c) && !(is_number_unit(c) && previous.is_ascii_digit()) => Some(true),
+            _ if is_unspaced(c) && !(is_number_unit(c) && previous.is_ascii_digit()) => Some(true),
             _ => Some(false),
         };
         if let Some((from, cjk)) = current {
@@ -84,7 +84,7 @@ pub(super) fn detect(text: &str) -> Vec<&str> {
 /// from the first to the last, as written.
 fn detail_at<'a>(text: &'a str, words: &[&'a str], at: usize) -> (Option<&'a str>, usize) {
     let spot = Spot { text, words, at, word: words[at], next: words.get(at + 1).copied().unwrap_or("") };
-    if spot.word.starts_with(is_cjk) {
+    if spot.word.starts_with(is_unspaced) {
         return (None, 1);
     }
     // Most words are prose: with no digit and none of the marks a detail
