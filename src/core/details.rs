@@ -171,12 +171,12 @@ where
             if details.len() == MAX_AUDITED {
                 break 'texts;
             }
-            if !spellings.insert(detail) {
+            if !spellings.insert(detail.clone()) {
                 continue;
             }
-            let canonical = canonical(detail);
+            let canonical = canonical(&detail);
             if canonicals.insert(canonical.clone()) {
-                details.push((detail.to_owned(), canonical));
+                details.push((detail.into_owned(), canonical));
             }
         }
     }

@@ -22,10 +22,10 @@ pub fn is_hangul_filler(c: char) -> bool {
 /// Whether `c` is written without spaces between words: ideographs, kana,
 /// hangul, CJK punctuation (`。`, `「`), and the letters of Thai, Lao,
 /// Khmer and Myanmar. Not the Hangul fillers, nor those scripts' digits
-/// (read as digits).
+/// (read as digits) and currency signs (`฿`, `៛`).
 pub fn is_unspaced(c: char) -> bool {
     matches!(c,
-        '\u{0E00}'..='\u{0EFF}'      // Thai, Lao
+        '\u{0E00}'..='\u{0EFF}'      // Thai, Lao (but `฿`, a currency sign)
         | '\u{1000}'..='\u{109F}'    // Myanmar
         | '\u{1100}'..='\u{11FF}'    // Hangul Jamo
         | '\u{1780}'..='\u{17FF}'    // Khmer
@@ -40,6 +40,7 @@ pub fn is_unspaced(c: char) -> bool {
         | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
         | '\u{FF61}'..='\u{FF9F}'    // halfwidth CJK punctuation and Katakana
         | '\u{20000}'..='\u{2FA1F}') // CJK extensions B–F, compatibility supplement
+        && !matches!(c, '฿' | '៛')
         && !is_hangul_filler(c)
         && decimal_digit(c).is_none()
 }

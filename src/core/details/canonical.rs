@@ -88,8 +88,12 @@ impl Canonical {
             let mark = mark_at(rest).filter(|_| after_number || !is_number_unit(c));
             if let Some((code, after)) = mark {
                 out.flush_currency(before_number.take());
-                if code == PERCENT_CODE {
+                // `%15` (Turkish) is `15%`: written after its number.
+                let before_its_number = after.starts_with(|c: char| c.is_ascii_digit());
+                if code == PERCENT_CODE && !before_its_number {
                     out.push_word(code);
+                } else if code == PERCENT_CODE {
+                    before_number = Some((code, after_number));
                 } else {
                     // Between two numbers (`#48213 $19`), it may be either's:
                     // written for both, so a summary that copies the text keeps both.

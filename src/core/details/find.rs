@@ -1,7 +1,11 @@
 //! Finding a span's details: its words, and the detail each word starts.
 
-use super::vocabulary::{is_currency_sign, is_currency_word, is_listed, is_ordinal_suffix, MONTHS, UNITS, WORD_SIGNS};
-use crate::core::notation::{is_number_unit, is_unspaced, Read};
+use super::vocabulary::{
+    is_currency_sign, is_currency_word, is_listed, is_ordinal_suffix, same_word, MONTHS, UNITS, WORD_SIGNS,
+};
+use std::borrow::Cow;
+
+use crate::core::notation::{is_directional_mark, is_number_unit, is_unspaced, Read};
 
 /// Punctuation no detail starts with, which may stand before a word.
 fn is_opening(c: char) -> bool {
@@ -21,6 +25,8 @@ fn words(text: &str) -> Vec<&str> {
         matches!(
             c,
             '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '»' | '>' | '*' | '\\'
+            // Arabic's comma, semicolon and question mark; the Devanagari danda.
+            | '،' | '؛' | '؟' | '।' | '॥'
         )
     };
     let mut words = Vec::new();
@@ -49,16 +55,35 @@ fn words(text: &str) -> Vec<&str> {
     }
     words
         .into_iter()
-        .map(|word| word.trim_start_matches(is_opening).trim_end_matches(closing))
+        .map(|word| after_hebrew_prefix(word.trim_start_matches(is_opening).trim_end_matches(closing)))
         .filter(|word| !word.is_empty())
         .collect()
 }
 
+/// Hebrew joins a one-letter word ("in", "the", "and"…) to a number with a
+/// hyphen (`ב-3`, `ה-15%`): the number is the word a detail starts with.
+fn after_hebrew_prefix(word: &str) -> &str {
+    let mut chars = word.chars();
+    let prefixed = chars.next().is_some_and(|c| "בהוכלמש".contains(c))
+        && chars.next() == Some('-')
+        && chars.next().is_some_and(|c| c.is_ascii_digit());
+    match prefixed {
+        true => &word['ב'.len_utf8() + 1..],
+        false => word,
+    }
+}
+
 /// Every detail in `text`, in order (a detail may repeat), each as written
-/// there.
-pub fn find(text: &str) -> Vec<&str> {
+/// there but for the directional marks inside it, which are not seen
+/// (`649 \u{200F}₪` is `649 ₪`).
+pub fn find(text: &str) -> Vec<Cow<'_, str>> {
     let read = Read::of(text);
-    detect(&read.text).into_iter().map(|detail| read.as_written(detail)).collect()
+    let unmarked = |written: &str| written.chars().filter(|&c| !is_directional_mark(c)).collect::<String>();
+    let as_written = |detail| match read.as_written(detail) {
+        written if written.contains(is_directional_mark) => Cow::Owned(unmarked(written)),
+        written => Cow::Borrowed(written),
+    };
+    detect(&read.text).into_iter().map(as_written).collect()
 }
 
 /// Every detail in `text` as the audit reads it (narrow, [`Read::of`]).
@@ -213,8 +238,10 @@ fn currency_name_then_amount(spot: &Spot) -> Option<usize> {
     is_currency_word(spot.word).then(|| amount_words(spot.words, spot.at + 1)).flatten().map(|count| 1 + count)
 }
 
+/// `15%`, and `%15` as Turkish writes it.
 fn percentage(spot: &Spot) -> Option<usize> {
-    one_word(spot.word.strip_suffix('%').is_some_and(is_amount))
+    let word = spot.word;
+    one_word(word.strip_suffix('%').or_else(|| word.strip_prefix('%')).is_some_and(is_amount))
 }
 
 /// `15 %`, as French, German and Russian write it; `# 48213`, as a
@@ -427,10 +454,15 @@ fn time_words(words: &[&str], at: usize) -> Option<usize> {
 }
 
 /// `March 14`, `March 14th, 2026`, `14 March 2026`, `Mar. 3`, `3 mars
-/// 2026`, `3. März`, `3 марта 2026`, `3 de marzo de 2026`: a month's name
-/// with a day (a month alone, or `may` alone, is no detail).
+/// 2026`, `3. März`, `3 марта 2026`, `3 de marzo de 2026`, `3 במרץ 2026`,
+/// `3 มีนาคม 2569`, `3 tháng 3 năm 2026`: a month's name (or, in
+/// Vietnamese, its number after `tháng`) with a day, or a month's number
+/// with its year (`tháng 3 năm 2026`). A month alone, or `may` alone, is no
+/// detail, nor a number and a word and a year (`3 items 2026`).
 fn date_words(words: &[&str], at: usize) -> Option<usize> {
-    let month = |w: &str| is_listed(w.trim_end_matches('.'), MONTHS);
+    let listed = |w: &str| is_listed(w, MONTHS);
+    // Hebrew writes "in" joined to the month: `במרץ`.
+    let month = |w: &str| listed(w.trim_end_matches('.')) || w.strip_prefix('ב').is_some_and(listed);
     let day = |w: &str| {
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &w[digits.len()..];
@@ -459,7 +491,13 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
     if day(words[at]) && of(1) && month(word(2)) {
         return Some(if of(3) && year(word(4)) { 5 } else { 3 });
     }
-    None
+    // Vietnamese: `3 tháng 3 năm 2026`, `tháng 3 năm 2026`.
+    let month_number = |w: &str| w.len() <= 2 && w.parse::<u8>().is_ok_and(|n| (1..=12).contains(&n));
+    let marked = |offset: usize, marker: &str| same_word(marker, word(offset));
+    if day(words[at]) && marked(1, "tháng") && month_number(word(2)) {
+        return Some(if marked(3, "năm") && year(word(4)) { 5 } else { 3 });
+    }
+    (marked(0, "tháng") && month_number(word(1)) && marked(2, "năm") && year(word(3))).then_some(4)
 }
 
 /// An id: letters and digits mixed (`CS-20931`, `RMA-7731`, `A1B2C3`), or

@@ -1,7 +1,9 @@
+use std::borrow::Cow;
+
 use super::*;
 
 fn found(text: &str) -> Vec<String> {
-    find(text).into_iter().map(str::to_owned).collect()
+    find(text).into_iter().map(Cow::into_owned).collect()
 }
 
 #[test]
@@ -429,4 +431,32 @@ fn listed_words_are_found_in_any_case() {
     }
     let details = found("Paid 649 ZŁ on 3 МАРТА 2026, 14 MÄRZ and MARCH 14; it weighs 2 KG.");
     assert_eq!(details, ["649 ZŁ", "3 МАРТА 2026", "14 MÄRZ", "MARCH 14", "2 KG"]);
+}
+
+#[test]
+fn native_digits_marks_and_every_currency_sign_are_read_in_every_script() {
+    assert_eq!(found("رقم الطلب NW-48213 بمبلغ ٦٤٩ درهم، يصل في ٣ مارس"), ["NW-48213", "٦٤٩ درهم", "٣ مارس"]);
+    assert_eq!(found("בסך \u{200F}649 \u{200F}₪ ב-3 במרץ"), ["649 ₪", "3 במרץ"]);
+    assert_eq!(
+        found("Paid ₦5,000, ₲ 50.000 and 12,50 ₾; the rest ৳1,200."),
+        ["₦5,000", "₲ 50.000", "12,50 ₾", "৳1,200"]
+    );
+    assert_eq!(found("จ่าย฿1,290 วันที่ 3 มีนาคม 2569"), ["฿1,290", "3 มีนาคม 2569"]);
+    assert_eq!(found("indirim %15 ve 3 Mart 2026"), ["%15", "3 Mart 2026"]);
+    // What a date's shape refuses: a number, a word and a year that name no
+    // month; a month's number with no day or year; a prefixed number alone.
+    assert_eq!(found("3 items 2026, tháng 3, ב-3 ילדים, 3 tháng trước"), Vec::<String>::new());
+    // By value: a summary in ASCII digits keeps an Arabic-Indic one.
+    let audit = audit(["بمبلغ ٦٤٩ درهم يصل في ٣ مارس"], "649 AED, يصل في 3 مارس");
+    assert_eq!((audit.kept, audit.dropped), (2, Vec::<String>::new()));
+}
+
+#[test]
+fn right_to_left_and_unspaced_scripts_are_read_in_linear_time() {
+    let chunk = "رقم الطلب \u{200F}٤٨٢١٣ בסך ב-3 במרץ ‏649 ₪ หมายเลขคำสั่งซื้อยอดชำระ๖๔๙บาท ऑर्डर ४८२१३ ";
+    let span = chunk.repeat(1_000_000 / chunk.len() + 1);
+    let started = std::time::Instant::now();
+    let audit = audit([span.as_str()], "The order was paid.");
+    assert!(audit.found() > 0 && audit.found() <= MAX_AUDITED);
+    assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
 }

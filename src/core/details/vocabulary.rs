@@ -23,6 +23,16 @@ const CURRENCY_SIGNS: &[(char, &str)] = &[
     ('₴', "uah"),
     ('₪', "ils"),
     ('₱', "php"),
+    ('₦', "ngn"),
+    ('৳', "bdt"),
+    ('₸', "kzt"),
+    ('₼', "azn"),
+    ('₾', "gel"),
+    ('₭', "lak"),
+    ('₮', "mnt"),
+    ('₲', "pyg"),
+    ('₡', "crc"),
+    ('₵', "ghs"),
     // Written right after the digits in CJK text (`12,800円`, `649元`, `59,000원`).
     ('円', "jpy"),
     ('元', "cny"),
@@ -69,6 +79,47 @@ pub(super) const CURRENCY_WORDS: &[(&str, &str)] = &[
     ("euro", "eur"),
     ("pounds", "gbp"),
     ("yen", "jpy"),
+    // The codes and the local names users write beside an amount (the
+    // codes that are English words, `try` and `php`, are left out: `try 5`
+    // is no amount).
+    ("idr", "idr"),
+    ("myr", "myr"),
+    ("thb", "thb"),
+    ("sar", "sar"),
+    ("aed", "aed"),
+    ("egp", "egp"),
+    ("ils", "ils"),
+    ("vnd", "vnd"),
+    ("ngn", "ngn"),
+    ("pkr", "pkr"),
+    ("bdt", "bdt"),
+    ("rp", "idr"),
+    ("rupiah", "idr"),
+    ("rm", "myr"),
+    ("ringgit", "myr"),
+    ("kč", "czk"),
+    ("tl", "try"),
+    ("lira", "try"),
+    ("đ", "vnd"),
+    ("đồng", "vnd"),
+    ("rs", "inr"),
+    ("रु", "inr"),
+    ("रुपये", "inr"),
+    ("rupees", "inr"),
+    ("บาท", "thb"),
+    ("baht", "thb"),
+    ("درهم", "aed"),
+    ("دراهم", "aed"),
+    ("د.إ", "aed"),
+    ("dirhams", "aed"),
+    ("ر.س", "sar"),
+    ("ريال", "sar"),
+    ("riyals", "sar"),
+    ("ج.م", "egp"),
+    ("جنيه", "egp"),
+    ("שקל", "ils"),
+    ("שקלים", "ils"),
+    ("shekels", "ils"),
 ];
 
 /// The marks written in two words, with their codes.
@@ -79,8 +130,13 @@ pub(super) fn sign_code(c: char) -> Option<&'static str> {
     CURRENCY_SIGNS.iter().find(|&&(sign, _)| sign == c).map(|&(_, code)| code)
 }
 
+/// A currency sign: any of Unicode's (general category Sc), and the CJK
+/// units listed in [`CURRENCY_SIGNS`].
 pub(super) fn is_currency_sign(c: char) -> bool {
-    sign_code(c).is_some()
+    matches!(c,
+        '$' | '¢'..='¥' | '֏' | '؋' | '߾'..='߿' | '৲'..='৳' | '৻' | '૱' | '௹' | '฿' | '៛' | '₠'..='⃀' | '꠸' | '﷼'
+        | '﹩' | '＄' | '￠'..='￡' | '￥'..='￦' | '𑿝'..='𑿠' | '𞋿' | '𞲰')
+        || sign_code(c).is_some()
 }
 
 pub(super) fn currency_code(word: &str) -> Option<&'static str> {
@@ -128,8 +184,10 @@ pub(super) const UNITS: &[&str] = &[
 
 /// Month names as dates write them, in lower case: English (and its
 /// abbreviations), French, German, Spanish, Portuguese, Italian, Dutch,
-/// Polish and Russian (their genitives, as in `3 марта`, `3 marca`), with the
+/// Polish and Russian (their genitives, as in `3 марта`, `3 marca`),
+/// Turkish, Indonesian, Hindi, Arabic, Hebrew and Thai, with the
 /// abbreviations that name nothing else (`set` and `gen` are English words).
+/// Vietnamese writes a month's number (`tháng 3`): `find`'s dates read it.
 pub(super) const MONTHS: &[&str] = &[
     "january",
     "february",
@@ -266,4 +324,91 @@ pub(super) const MONTHS: &[&str] = &[
     "октябрь",
     "ноябрь",
     "декабрь",
+    // Turkish
+    "ocak",
+    "şubat",
+    "mart",
+    "nisan",
+    "mayıs",
+    "haziran",
+    "temmuz",
+    "ağustos",
+    "eylül",
+    "ekim",
+    "kasım",
+    "aralık",
+    // Indonesian (the others are Dutch's or English's)
+    "maret",
+    "agustus",
+    "desember",
+    // Hindi
+    "जनवरी",
+    "फ़रवरी",
+    "फरवरी",
+    "मार्च",
+    "अप्रैल",
+    "मई",
+    "जून",
+    "जुलाई",
+    "अगस्त",
+    "सितंबर",
+    "सितम्बर",
+    "अक्टूबर",
+    "अक्तूबर",
+    "नवंबर",
+    "नवम्बर",
+    "दिसंबर",
+    "दिसम्बर",
+    // Arabic: the months as Egypt and the Gulf write them, and the
+    // Levant's names of one word
+    "يناير",
+    "فبراير",
+    "مارس",
+    "أبريل",
+    "ابريل",
+    "مايو",
+    "يونيو",
+    "يوليو",
+    "أغسطس",
+    "اغسطس",
+    "سبتمبر",
+    "أكتوبر",
+    "اكتوبر",
+    "نوفمبر",
+    "ديسمبر",
+    "شباط",
+    "آذار",
+    "نيسان",
+    "أيار",
+    "حزيران",
+    "تموز",
+    "آب",
+    "أيلول",
+    // Hebrew (also after `ב`, "in": `3 במרץ`)
+    "ינואר",
+    "פברואר",
+    "מרץ",
+    "מרס",
+    "אפריל",
+    "מאי",
+    "יוני",
+    "יולי",
+    "אוגוסט",
+    "ספטמבר",
+    "אוקטובר",
+    "נובמבר",
+    "דצמבר",
+    // Thai
+    "มกราคม",
+    "กุมภาพันธ์",
+    "มีนาคม",
+    "เมษายน",
+    "พฤษภาคม",
+    "มิถุนายน",
+    "กรกฎาคม",
+    "สิงหาคม",
+    "กันยายน",
+    "ตุลาคม",
+    "พฤศจิกายน",
+    "ธันวาคม",
 ];
