@@ -3,7 +3,7 @@
 
 use super::find::detect;
 use super::vocabulary::{
-    currency_code, is_ordinal_suffix, same_word, sign_code, PERCENT_CODE, TWO_WORD_MARKS, WORD_SIGNS,
+    currency_code, is_currency_sign, is_ordinal_suffix, same_word, sign_code, PERCENT_CODE, TWO_WORD_MARKS, WORD_SIGNS,
 };
 use crate::core::notation::{is_number_unit, is_unspaced, Read};
 
@@ -231,7 +231,9 @@ fn mark_at(text: &str) -> Option<(&'static str, &str)> {
         return Some((code, &text[sign.len()..]));
     }
     let first = text.chars().next()?;
-    if let Some(code) = sign_code(first).or((first == '%').then_some(PERCENT_CODE)) {
+    // Most characters are letters: only a currency sign is looked up.
+    let sign = is_currency_sign(first).then(|| sign_code(first)).flatten();
+    if let Some(code) = sign.or((first == '%').then_some(PERCENT_CODE)) {
         return Some((code, &text[first.len_utf8()..]));
     }
     let (word, rest) = split_word(text);

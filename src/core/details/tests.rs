@@ -421,6 +421,13 @@ fn a_long_run_of_digit_groups_is_read_in_linear_time() {
 }
 
 #[test]
+fn every_listed_sign_is_a_currency_sign() {
+    for &(sign, _) in vocabulary::CURRENCY_SIGNS {
+        assert!(vocabulary::is_currency_sign(sign), "{sign:?}");
+    }
+}
+
+#[test]
 fn listed_words_are_found_in_any_case() {
     // A word is compared with the lists in lower case: a listed word in
     // another case could never be found.

@@ -9,7 +9,7 @@ pub(super) fn is_ordinal_suffix(suffix: &str) -> bool {
     ["st", "nd", "rd", "th"].iter().any(|ordinal| ordinal.eq_ignore_ascii_case(suffix))
 }
 /// Each currency sign, with the code of its most common currency (`$` is `usd`).
-const CURRENCY_SIGNS: &[(char, &str)] = &[
+pub(super) const CURRENCY_SIGNS: &[(char, &str)] = &[
     ('$', "usd"),
     ('€', "eur"),
     ('£', "gbp"),
@@ -131,12 +131,12 @@ pub(super) fn sign_code(c: char) -> Option<&'static str> {
 }
 
 /// A currency sign: any of Unicode's (general category Sc), and the CJK
-/// units listed in [`CURRENCY_SIGNS`].
+/// units of [`CURRENCY_SIGNS`]. Asked of every word's first and last
+/// character, so it is one match, not a search of the list.
 pub(super) fn is_currency_sign(c: char) -> bool {
     matches!(c,
         '$' | '¢'..='¥' | '֏' | '؋' | '߾'..='߿' | '৲'..='৳' | '৻' | '૱' | '௹' | '฿' | '៛' | '₠'..='⃀' | '꠸' | '﷼'
-        | '﹩' | '＄' | '￠'..='￡' | '￥'..='￦' | '𑿝'..='𑿠' | '𞋿' | '𞲰')
-        || sign_code(c).is_some()
+        | '﹩' | '＄' | '￠'..='￡' | '￥'..='￦' | '𑿝'..='𑿠' | '𞋿' | '𞲰' | '円' | '元' | '원')
 }
 
 pub(super) fn currency_code(word: &str) -> Option<&'static str> {
@@ -163,14 +163,14 @@ pub(super) fn same_word(known: &str, word: &str) -> bool {
 }
 
 /// Whether a word in lower case is `word` in any case: `ZŁ` is `zł`,
-/// `Марта` is `марта`. An ASCII word, as most are, is compared as it is.
-/// Whether `word` is ASCII is found once per lookup, not once per listed
-/// word: every fold looks words up in every language's months.
+/// `Марта` is `марта`. An ASCII word, as most are, is compared as it is;
+/// another is put in lower case once per lookup, not once per listed word:
+/// every fold looks words up in every language's months.
 fn matches_word(word: &str) -> impl Fn(&str) -> bool + '_ {
-    let ascii = word.is_ascii();
-    move |known| match ascii {
-        true => known.eq_ignore_ascii_case(word),
-        false => word.chars().flat_map(char::to_lowercase).eq(known.chars()),
+    let lower: Option<String> = (!word.is_ascii()).then(|| word.chars().flat_map(char::to_lowercase).collect());
+    move |known| match &lower {
+        None => known.eq_ignore_ascii_case(word),
+        Some(lower) => known == lower,
     }
 }
 
