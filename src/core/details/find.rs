@@ -491,11 +491,18 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
     if day(words[at]) && of(1) && month(word(2)) {
         return Some(if of(3) && year(word(4)) { 5 } else { 3 });
     }
-    // Vietnamese: `3 tháng 3 năm 2026`, `tháng 3 năm 2026`.
+    // Vietnamese: `3 tháng 3 năm 2026`, `ngày 3 tháng 3`, `tháng 3 năm
+    // 2026`. A day and a month's number is a date only after `ngày` ("day")
+    // or before a year: `2 tháng 3 lần` is "2 months, 3 times".
     let month_number = |w: &str| w.len() <= 2 && w.parse::<u8>().is_ok_and(|n| (1..=12).contains(&n));
     let marked = |offset: usize, marker: &str| same_word(marker, word(offset));
     if day(words[at]) && marked(1, "tháng") && month_number(word(2)) {
-        return Some(if marked(3, "năm") && year(word(4)) { 5 } else { 3 });
+        let after_day_word = at.checked_sub(1).is_some_and(|before| same_word("ngày", words[before]));
+        match marked(3, "năm") && year(word(4)) {
+            true => return Some(5),
+            false if after_day_word => return Some(3),
+            false => {}
+        }
     }
     (marked(0, "tháng") && month_number(word(1)) && marked(2, "năm") && year(word(3))).then_some(4)
 }

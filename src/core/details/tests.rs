@@ -452,7 +452,8 @@ fn native_digits_marks_and_every_currency_sign_are_read_in_every_script() {
     assert_eq!(found("indirim %15 ve 3 Mart 2026"), ["%15", "3 Mart 2026"]);
     // What a date's shape refuses: a number, a word and a year that name no
     // month; a month's number with no day or year; a prefixed number alone.
-    assert_eq!(found("3 items 2026, tháng 3, ב-3 ילדים, 3 tháng trước"), Vec::<String>::new());
+    assert_eq!(found("3 items 2026, tháng 3, ב-3 ילדים, 3 tháng trước, trong 2 tháng 3 lần"), Vec::<String>::new());
+    assert_eq!(found("giao ngày 3 tháng 3, hoặc 4 tháng 3 năm 2026"), ["3 tháng 3", "4 tháng 3 năm 2026"]);
     // By value: a summary in ASCII digits keeps an Arabic-Indic one.
     let audit = audit(["بمبلغ ٦٤٩ درهم يصل في ٣ مارس"], "649 AED, يصل في 3 مارس");
     assert_eq!((audit.kept, audit.dropped), (2, Vec::<String>::new()));
