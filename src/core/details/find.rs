@@ -1,7 +1,8 @@
 //! Finding a span's details: its words, and the detail each word starts.
 
 use super::vocabulary::{
-    is_currency_sign, is_currency_word, is_listed, is_ordinal_suffix, same_word, MONTHS, UNITS, WORD_SIGNS,
+    is_currency_sign, is_currency_word, is_listed, is_ordinal_suffix, same_word, DAY_FIRST_MONTHS, MONTHS, UNITS,
+    WORD_SIGNS,
 };
 use std::borrow::Cow;
 
@@ -460,9 +461,11 @@ fn time_words(words: &[&str], at: usize) -> Option<usize> {
 /// with its year (`tháng 3 năm 2026`). A month alone, or `may` alone, is no
 /// detail, nor a number and a word and a year (`3 items 2026`).
 fn date_words(words: &[&str], at: usize) -> Option<usize> {
-    let listed = |w: &str| is_listed(w, MONTHS);
+    let month = |w: &str| is_listed(w.trim_end_matches('.'), MONTHS);
     // Hebrew writes "in" joined to the month: `במרץ`.
-    let month = |w: &str| listed(w.trim_end_matches('.')) || w.strip_prefix('ב').is_some_and(listed);
+    let day_first =
+        |w: &str| is_listed(w, DAY_FIRST_MONTHS) || w.strip_prefix('ב').is_some_and(|w| is_listed(w, DAY_FIRST_MONTHS));
+    let month_after_day = |w: &str| month(w) || day_first(w);
     let day = |w: &str| {
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let suffix = &w[digits.len()..];
@@ -482,7 +485,7 @@ fn date_words(words: &[&str], at: usize) -> Option<usize> {
     if day(next) && month(words[at]) {
         return Some(if year(after) { 3 } else { 2 });
     }
-    if day(words[at]) && month(next) {
+    if day(words[at]) && month_after_day(next) {
         return Some(if year(after) { 3 } else { 2 });
     }
     // Spanish and Portuguese: `3 de marzo`, `3 de março de 2026`.

@@ -432,7 +432,8 @@ fn listed_words_are_found_in_any_case() {
     // A word is compared with the lists in lower case: a listed word in
     // another case could never be found.
     let currencies = vocabulary::CURRENCY_WORDS.iter().map(|&(word, _)| word);
-    let listed = vocabulary::MONTHS.iter().chain(vocabulary::UNITS).copied().chain(currencies);
+    let months = vocabulary::MONTHS.iter().chain(vocabulary::DAY_FIRST_MONTHS);
+    let listed = months.chain(vocabulary::UNITS).copied().chain(currencies);
     for known in listed {
         assert_eq!(known.chars().flat_map(char::to_lowercase).collect::<String>(), known);
     }
@@ -452,6 +453,7 @@ fn native_digits_marks_and_every_currency_sign_are_read_in_every_script() {
     assert_eq!(found("indirim %15 ve 3 Mart 2026"), ["%15", "3 Mart 2026"]);
     // What a date's shape refuses: a number, a word and a year that name no
     // month; a month's number with no day or year; a prefixed number alone.
+    assert_eq!(found("the mart 3 blocks away"), Vec::<String>::new());
     assert_eq!(found("3 items 2026, tháng 3, ב-3 ילדים, 3 tháng trước, trong 2 tháng 3 lần"), Vec::<String>::new());
     assert_eq!(found("giao ngày 3 tháng 3, hoặc 4 tháng 3 năm 2026"), ["3 tháng 3", "4 tháng 3 năm 2026"]);
     // By value: a summary in ASCII digits keeps an Arabic-Indic one.

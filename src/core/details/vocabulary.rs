@@ -182,12 +182,12 @@ pub(super) const UNITS: &[&str] = &[
     "mah", "hz", "khz", "mhz", "ghz", "px", "pt",
 ];
 
-/// Month names as dates write them, in lower case: English (and its
-/// abbreviations), French, German, Spanish, Portuguese, Italian, Dutch,
-/// Polish and Russian (their genitives, as in `3 марта`, `3 marca`),
-/// Turkish, Indonesian, Hindi, Arabic, Hebrew and Thai, with the
-/// abbreviations that name nothing else (`set` and `gen` are English words).
-/// Vietnamese writes a month's number (`tháng 3`): `find`'s dates read it.
+/// Month names as dates write them, before or after the day, in lower
+/// case: English (and its abbreviations), French, German, Spanish,
+/// Portuguese, Italian, Dutch, Polish and Russian (their genitives, as in
+/// `3 марта`, `3 marca`), with the abbreviations that name nothing else
+/// (`set` and `gen` are English words). Vietnamese writes a month's number
+/// (`tháng 3`): `find`'s dates read it.
 pub(super) const MONTHS: &[&str] = &[
     "january",
     "february",
@@ -324,6 +324,13 @@ pub(super) const MONTHS: &[&str] = &[
     "октябрь",
     "ноябрь",
     "декабрь",
+];
+
+/// Month names read only after a day, as these languages write their dates
+/// (`3 Mart 2026`, `3 Maret 2026`, `3 मार्च 2026`, `3 مارس 2026`,
+/// `3 במרץ 2026`, `3 มีนาคม 2569`): before a number, `mart` is an English
+/// word (`the mart 3 blocks away`).
+pub(super) const DAY_FIRST_MONTHS: &[&str] = &[
     // Turkish
     "ocak",
     "şubat",
