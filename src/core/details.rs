@@ -23,6 +23,7 @@ use super::notation::{is_hangul_filler, Read};
 mod canonical;
 mod find;
 mod vocabulary;
+mod word_shapes;
 
 use canonical::{canonical, Canonical};
 pub use find::find;
