@@ -14,7 +14,7 @@ use super::*;
 use crate::core::format::is_blank;
 
 /// What one option holds, as the bindings found it in the config's copy.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum Found {
     Absent,
     Number(f64),
@@ -84,7 +84,7 @@ impl<O: Options> Reader<'_, O> {
     }
 
     fn given(&self, key: Key) -> bool {
-        self.options.found(key) != Found::Absent
+        !matches!(self.options.found(key), Found::Absent)
     }
 
     /// A number option: None when absent.
@@ -160,13 +160,13 @@ impl<O: Options> Reader<'_, O> {
         let model = self.options.found(Key::Model);
         match self.options.found(Key::Llm) {
             Found::Function => {
-                if model != Found::Absent {
+                if !matches!(model, Found::Absent) {
                     self.refuse(ConfigError::model_with_callback(&self.options.describe(Key::Model)));
                 }
                 Shape::Callback
             }
             llm => {
-                if llm != Found::Object || methods.is_some_and(|m| !m.provider_completes()) {
+                if !matches!(llm, Found::Object) || methods.is_some_and(|m| !m.provider_completes()) {
                     self.refuse(self.refused(Key::Llm));
                 }
                 let model = match model {
