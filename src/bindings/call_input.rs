@@ -32,6 +32,14 @@ pub(super) enum RoleRead {
     Unreadable,
 }
 
+/// A message a span bound sends cut: its entry's index, its role (None
+/// when absent or with no string form) and the text it is sent as.
+pub(super) struct CutText {
+    pub index: usize,
+    pub role: Option<String>,
+    pub text: String,
+}
+
 /// How many times a cut in tokens is measured before it gives up: each
 /// try shrinks the text by what the count said it was over.
 const TOKEN_CUT_TRIES: usize = 5;
@@ -71,8 +79,7 @@ impl Sizer for JsHost {
         }
         let content = self.content(index).as_ref().map(String::from).unwrap_or_default();
         let line = self.line(index, facts, &content);
-        let cost = self.measure(bound, index, &line)?;
-        Ok((cost <= room).then_some(cost))
+        self.measure(bound, index, &line).map(Some)
     }
 
     fn cut(
@@ -90,8 +97,6 @@ impl Sizer for JsHost {
             Some(_) => (self.line(index, facts, ""), Rendering::Transcript),
             None => (String::new(), Rendering::Plain),
         };
-        // Read now, for the message a callback is sent in its place.
-        let _ = self.role(index);
         let frame_cost = match bound.unit {
             BoundUnit::Chars => utf16_len(&frame) as f64,
             BoundUnit::Tokens if frame.is_empty() => 0.0,
@@ -118,10 +123,7 @@ impl Sizer for JsHost {
             let cost = self.measure(bound, index, &sent)?;
             if cost <= room {
                 let id = String::from(&self.recall.read()[index].id);
-                // A fit tried again (with fewer summaries rolled in) cuts anew.
-                self.cut_texts.retain(|(cut, _)| *cut != index);
-                self.cut_texts.push((index, text));
-                return Ok(Some(Cut { id, cost, units, left_out }));
+                return Ok(Some(Cut { index, id, text, cost, units, left_out }));
             }
             message_room = (message_room as f64 * room / cost * 0.9) as usize;
         }
@@ -138,7 +140,7 @@ impl JsHost {
         let contents: Vec<String> = span
             .iter()
             .map(|&index| match self.cut_text(index) {
-                Some(cut) => cut.clone(),
+                Some(cut) => cut.text.clone(),
                 None => self.content(index).as_ref().map(String::from).unwrap_or_default(),
             })
             .collect();
@@ -169,9 +171,9 @@ impl JsHost {
         }
     }
 
-    /// The cut text a span bound sends for entry `index`, if it cut it.
-    fn cut_text(&self, index: usize) -> Option<&String> {
-        self.cut_texts.iter().find(|(cut, _)| *cut == index).map(|(_, text)| text)
+    /// The message a span bound sends cut for entry `index`, if it cut it.
+    fn cut_text(&self, index: usize) -> Option<&CutText> {
+        self.cut_texts.iter().find(|cut| cut.index == index)
     }
 
     /// The callback's messages (the instruction, then the span's own value
@@ -182,12 +184,8 @@ impl JsHost {
             .iter()
             .map(|&index| match self.cut_text(index) {
                 Some(cut) => {
-                    sent_chars += utf16_len(cut);
-                    let role = match self.roles.get(index) {
-                        Some(RoleRead::Read(role)) => role.clone(),
-                        _ => None,
-                    };
-                    to_js(&CutMessage { role, content: cut })
+                    sent_chars += utf16_len(&cut.text);
+                    to_js(&CutMessage { role: cut.role.clone(), content: &cut.text })
                 }
                 None => {
                     sent_chars += self.content(index).map_or(0, |text| text.length() as usize);

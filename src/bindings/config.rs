@@ -1,11 +1,10 @@
-//! A stage's config (SPEC §3), read by one function, [`Settings::read`]: at
-//! build, where every refusal is thrown by `summarize(config)` at once, and
-//! by a visit whose stage's plain config is no longer kept (`stage.rs`),
-//! from the copy the build checked. A visit whose stage's plain config is
-//! kept reads only the JS values again, by [`Settings::with_core`], with
-//! which `read` ends. The numeric rules and the refusals' words are the
-//! core's.
-
+//! A stage's config (SPEC §3): what each option of its copy holds, reported
+//! to the core's one reading of it (`core::config::read`), which holds
+//! every rule and every refusal's words. The build ([`checked_copy`]) throws
+//! the first refusal; a visit whose stage's plain config is no longer kept
+//! (`stage.rs`) reads the copy the build checked again
+//! ([`Settings::of_checked`]); one whose plain config is kept reads only the
+//! JS values again ([`Settings::with_core`]), with which both end.
 use std::rc::Rc;
 
 use js_sys::{Function, JsString, Object, Reflect};
@@ -103,8 +102,8 @@ pub struct Settings {
 
 impl Settings {
     /// The settings of a copy the build checked, whose plain config is
-    /// known already: only its JS values are read again. [`Settings::read`]
-    /// ends here too, so the two cannot take a JS value two ways.
+    /// known already: only its JS values are read again. Every way to the
+    /// settings ends here, so no two take a JS value two ways.
     pub fn with_core(copy: &Object, core: Rc<StageConfig>) -> Settings {
         let get = |key| Some(option(copy, key)).filter(|value| !value.is_undefined());
         let function = |key| get(key).map(JsValue::unchecked_into::<Function>);

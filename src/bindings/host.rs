@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::call::{self, Started, Timer};
-use super::call_input::RoleRead;
+use super::call_input::{CutText, RoleRead};
 use super::config::Settings;
 use super::identity::{self, VisitIdentity};
 use super::js::{self, AbortController, Callee, Scope, Source as SourceFields};
@@ -107,9 +107,9 @@ pub struct JsHost {
     /// Each entry's role, once read for the call: when a span bound
     /// measures its message or the span is known (§4 step 8).
     pub(super) roles: Vec<RoleRead>,
-    /// The messages a span bound sends cut, with their entries' indices
-    /// (`core::span_bound`): a few at most, those of one turn.
-    pub(super) cut_texts: Vec<(usize, String)>,
+    /// The messages a span bound sends cut (`core::span_bound`): a few at
+    /// most, those of one turn.
+    pub(super) cut_texts: Vec<CutText>,
     /// The visit's copy of its identity: what every store call receives.
     identity: JsValue,
     /// The first folded entry's `source.identity`, when truthy.
@@ -183,9 +183,14 @@ impl Host for JsHost {
 
     /// The identity as a plain copy (one that cannot be read or copied is
     /// left out); the roles only for a provider, since a callback is given
-    /// the span's own value objects.
-    fn keep_span(&mut self, span: &Rc<[usize]>, facts: &[EntryFacts]) {
+    /// the span's own value objects, but a cut message's, which it is given
+    /// as `{ role, content }`.
+    fn keep_span(&mut self, span: &Rc<[usize]>, facts: &[EntryFacts], cut_texts: Vec<(usize, String)>) {
         self.span = span.clone();
+        self.cut_texts = cut_texts
+            .into_iter()
+            .map(|(index, text)| CutText { index, role: self.role(index).flatten(), text })
+            .collect();
         if self.settings.core.model().is_some() {
             let line = |host: &mut JsHost, index: usize| {
                 let role = host.role(index)?;

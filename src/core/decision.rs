@@ -230,6 +230,13 @@ impl Candidate {
         }
     }
 
+    /// The messages a span bound sends cut, by entry index, with the text
+    /// each is sent as: taken out for the host, which writes the call.
+    pub fn take_cut_texts(&mut self) -> Vec<(usize, String)> {
+        let cuts = self.bounded.iter_mut().flat_map(|bounded| &mut bounded.cuts);
+        cuts.map(|cut| (cut.index, std::mem::take(&mut cut.text))).collect()
+    }
+
     /// Whether a bound cut the span short or cut a message: the span
     /// cannot grow past the bound, so the cost rules that wait for it to
     /// grow (the token floor, the foreseeable refusal, the deferral) would

@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 
 use super::format::{after_label, is_line_break, utf16_len};
-use super::notation::{is_hangul_filler, Read};
+use super::notation::{is_hangul_filler, is_letter_mark, Read};
 
 mod canonical;
 mod find;
@@ -87,10 +87,10 @@ impl Audit {
     /// rule counts the line). When not all fit, the newest win: a rolled
     /// summary's pinned details come first in its span, so they are the
     /// first let go. Whitespace inside a detail is written as one space, and
-    /// fullwidth forms and number signs as they read (`１２，８００円` as
-    /// `12,800円`, `№48213` as `#48213`). Only a detail a reader sees as
-    /// written is pinned: letters, digits, spaces, ASCII marks and currency
-    /// signs. The line's frame is the
+    /// fullwidth forms, number signs and every script's digits as they read
+    /// (`１２，８００円` as `12,800円`, `№48213` as `#48213`, `٦٤٩` as `649`).
+    /// Only a detail a reader sees as written is pinned: letters with their
+    /// marks, digits, spaces, ASCII marks and currency signs. The line's frame is the
     /// stage's: no message may end it (a bracket), start another line (a
     /// line break), or write a list of its own in characters that look blank
     /// (U+2800) or are not seen at all (U+200B).
@@ -102,7 +102,8 @@ impl Audit {
         let mut chosen = vec![false; written.len()];
         let mut count = 0;
         let seen_as_written = |c: char| {
-            let ordinary = c.is_alphanumeric() || c.is_whitespace() || c.is_ascii_punctuation() || c == '°';
+            let ordinary =
+                c.is_alphanumeric() || is_letter_mark(c) || c.is_whitespace() || c.is_ascii_punctuation() || c == '°';
             (ordinary || is_currency_sign(c)) && !is_hangul_filler(c) && !matches!(c, '[' | ']') && !is_line_break(c)
         };
         for (index, detail) in written.iter().enumerate().rev() {

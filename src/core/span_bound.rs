@@ -80,9 +80,10 @@ impl SpanBound {
 pub trait Sizer {
     /// The call before any message: the instruction, and a transcript's markers.
     fn overhead(&mut self, bound: SpanBound) -> Result<f64, InvalidSpot>;
-    /// Entry `index` (its `facts`) as the call sends it whole, when that is
-    /// at most `room`; None when it is more (the host may tell without
-    /// measuring: a message costs at least its length, or its tokens).
+    /// What entry `index` (its `facts`) costs sent whole, once measured
+    /// (more than `room` too: a later try with more room reads it again
+    /// without measuring); None when it is more than `room` unmeasured (a
+    /// message costs at least its length, or its tokens).
     fn entry(
         &mut self,
         bound: SpanBound,
@@ -104,8 +105,13 @@ pub trait Sizer {
 /// One message a call is sent cut.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cut {
-    /// The entry's id, as the event names it.
+    /// The entry's index in recall, and its id, as the event names it.
+    pub index: usize,
     pub id: String,
+    /// What the call is sent in the message's place (handed to the host
+    /// with the fit that keeps the cut: a try the fit gave up on sends
+    /// nothing cut).
+    pub text: String,
     /// What the cut message costs in the call.
     pub cost: f64,
     /// The message's whole length, and the UTF-16 units left out of it.
@@ -204,12 +210,10 @@ fn fit_raw(
         let turn = &raw_span[start..end];
         let mut costs = Vec::with_capacity(turn.len());
         for (at, &index) in turn.iter().enumerate() {
-            let cost = match measured[start + at] {
-                Some(cost) => Some(cost).filter(|&cost| cost <= left),
-                None => sizer.entry(bound, index, &facts[index], left)?,
-            };
-            measured[start + at] = measured[start + at].or(cost);
-            costs.push(cost);
+            if measured[start + at].is_none() {
+                measured[start + at] = sizer.entry(bound, index, &facts[index], left)?;
+            }
+            costs.push(measured[start + at].filter(|&cost| cost <= left));
         }
         let whole = costs.iter().try_fold(0.0, |sum, cost| cost.map(|cost| sum + cost)).filter(|&sum| sum <= left);
         if let Some(whole) = whole {

@@ -148,14 +148,14 @@ fn prepare<H: Host>(host: &mut H, stage: &Stage<H::Entry>, loaded: Loaded) -> Re
         Plan::Consider(candidate) => candidate,
     };
     // 6, §8 Bounded spans: the oldest part of the span one call can be sent.
-    let candidate = match candidate.within_bound(config, &loaded.facts, host) {
+    let mut candidate = match candidate.within_bound(config, &loaded.facts, host) {
         Ok(Plan::Consider(candidate)) => candidate,
         Ok(Plan::Settle(settled)) => return Err(warned(host, config, settled)),
         Err(spot) => return Err(invalid_input(host, config, loaded.len, spot)),
     };
     // 7 and §8: latched, or too short for any summary to pay, or deferred.
     let span: Rc<[usize]> = candidate.folded_indices().into();
-    host.keep_span(&span, &loaded.facts);
+    host.keep_span(&span, &loaded.facts, candidate.take_cut_texts());
     let id_keys = span.iter().map(|&index| loaded.id_keys[index].as_str());
     let keys = identity_key.map(|identity| SpanKeys { span: span_key_text(identity, id_keys).into(), conversation });
     if keys.as_ref().is_some_and(|keys| stage.memory.is_latched(stage.id, &keys.span)) {

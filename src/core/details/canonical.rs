@@ -48,7 +48,8 @@ impl Canonical {
     /// letters and digits only (so spacing and punctuation go), numbers
     /// without thousands separators and with `.` as the decimal one
     /// ([`Canonical::push_number`]), no ordinal suffix (`3rd` → `3`), a
-    /// CJK character as a word of its own, and a currency or a percentage,
+    /// character of a script written without spaces as a word of its own,
+    /// and a currency or a percentage,
     /// as a sign or a word, written as one code after its number
     /// ([`mark_at`]): `$1,299`, `USD 1,299` and `1,299 dollars` are all
     /// `1299 usd`, `¥12,800` and `12,800円` are `12800 jpy`, `EUR-20931` is
@@ -116,8 +117,9 @@ impl Canonical {
             }
             out.flush_currency(before_number.take());
             after_number = false;
-            // A word of letters, or one other letter or digit (`²`, `٣`).
-            // An ideograph, kana or hangul is a word of its own: CJK text
+            // A word of letters, or one other letter or digit (`²`, `½`).
+            // A character of a script written without spaces (an ideograph,
+            // kana, hangul, Thai…) is a word of its own: such text
             // has no spaces, and `NW-48213의` holds `NW-48213`.
             let len = match c.is_alphabetic() && !is_unspaced(c) {
                 true => rest.find(|c: char| !c.is_alphabetic() || is_unspaced(c)).unwrap_or(rest.len()),
@@ -225,16 +227,20 @@ impl Canonical {
 /// When `text` starts with a currency's or a percentage's sign or word
 /// (`$`, `USD`, `dollars`, `US dollars`, `%`, `percent`, `per cent`), its
 /// one code (a sign is its most common currency's: `$` is `usd`, `¥` is
-/// `jpy`) and the text after it.
-fn mark_at(text: &str) -> Option<(&'static str, &str)> {
+/// `jpy`; a sign with no listed currency, `₨`, is its own code, so it is
+/// never another currency's) and the text after it.
+fn mark_at(text: &str) -> Option<(&str, &str)> {
     if let Some(&(sign, code)) = WORD_SIGNS.iter().find(|(sign, _)| text.starts_with(sign)) {
         return Some((code, &text[sign.len()..]));
     }
     let first = text.chars().next()?;
+    let (written, after) = text.split_at(first.len_utf8());
     // Most characters are letters: only a currency sign is looked up.
-    let sign = is_currency_sign(first).then(|| sign_code(first)).flatten();
-    if let Some(code) = sign.or((first == '%').then_some(PERCENT_CODE)) {
-        return Some((code, &text[first.len_utf8()..]));
+    if is_currency_sign(first) {
+        return Some((sign_code(first).unwrap_or(written), after));
+    }
+    if first == '%' {
+        return Some((PERCENT_CODE, after));
     }
     let (word, rest) = split_word(text);
     if word.is_empty() {
@@ -253,7 +259,7 @@ fn mark_at(text: &str) -> Option<(&'static str, &str)> {
 }
 
 /// The letters `text` starts with, and what follows them: none when it
-/// starts with a CJK character, a word of its own (so a long run of them
+/// starts with a character of a script written without spaces, a word of its own (so a long run of them
 /// is not read again at each of its characters).
 fn split_word(text: &str) -> (&str, &str) {
     text.split_at(text.find(|c: char| !c.is_alphabetic() || is_unspaced(c)).unwrap_or(text.len()))

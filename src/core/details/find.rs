@@ -7,7 +7,7 @@ use super::word_shapes::{
 };
 use std::borrow::Cow;
 
-use crate::core::notation::{is_directional_mark, is_number_unit, is_unspaced, Read};
+use crate::core::notation::{is_number_unit, is_unspaced, Read};
 
 /// Punctuation no detail starts with, which may stand before a word.
 fn is_opening(c: char) -> bool {
@@ -18,7 +18,7 @@ fn is_opening(c: char) -> bool {
 /// JSON (a tool's output, `{"order":"NW-48213","total":"$19.00"}`, has no
 /// space at all, and its quotes may be escaped), without the punctuation
 /// around it that no detail ends or starts with. A run of a script that
-/// writes no spaces (CJK) is a word of its own, which no detail starts
+/// writes no spaces (CJK, Thai…: `is_unspaced`) is a word of its own, which no detail starts
 /// with, so `注文番号はNW-48213です` holds the word `NW-48213`, and a detail of
 /// several words never reaches across one; a unit right after a digit is
 /// part of the number's word (`2026年3月3日`, `12,800円`).
@@ -32,7 +32,8 @@ fn words(text: &str) -> Vec<&str> {
         )
     };
     let mut words = Vec::new();
-    // Where the current word starts, and whether it is a CJK run.
+    // Where the current word starts, and whether it is a run of a script
+    // written without spaces.
     let mut current: Option<(usize, bool)> = None;
     let mut previous = ' ';
     for (at, c) in text.char_indices() {
@@ -41,14 +42,14 @@ fn words(text: &str) -> Vec<&str> {
             _ if is_unspaced(c) && !(is_number_unit(c) && previous.is_ascii_digit()) => Some(true),
             _ => Some(false),
         };
-        if let Some((from, cjk)) = current {
-            if kind != Some(cjk) {
+        if let Some((from, unspaced)) = current {
+            if kind != Some(unspaced) {
                 words.push(&text[from..at]);
                 current = None;
             }
         }
         if current.is_none() {
-            current = kind.map(|cjk| (at, cjk));
+            current = kind.map(|unspaced| (at, unspaced));
         }
         previous = c;
     }
@@ -66,12 +67,10 @@ fn words(text: &str) -> Vec<&str> {
 /// hyphen (`ב-3`, `ה-15%`): the number is the word a detail starts with.
 fn after_hebrew_prefix(word: &str) -> &str {
     let mut chars = word.chars();
-    let prefixed = chars.next().is_some_and(|c| "בהוכלמש".contains(c))
-        && chars.next() == Some('-')
-        && chars.next().is_some_and(|c| c.is_ascii_digit());
-    match prefixed {
-        true => &word['ב'.len_utf8() + 1..],
-        false => word,
+    let prefixed = chars.next().is_some_and(|c| "בהוכלמש".contains(c)) && chars.next() == Some('-');
+    match chars.as_str() {
+        number if prefixed && number.starts_with(|c: char| c.is_ascii_digit()) => number,
+        _ => word,
     }
 }
 
@@ -80,12 +79,7 @@ fn after_hebrew_prefix(word: &str) -> &str {
 /// (`649 \u{200F}₪` is `649 ₪`).
 pub fn find(text: &str) -> Vec<Cow<'_, str>> {
     let read = Read::of(text);
-    let unmarked = |written: &str| written.chars().filter(|&c| !is_directional_mark(c)).collect::<String>();
-    let as_written = |detail| match read.as_written(detail) {
-        written if written.contains(is_directional_mark) => Cow::Owned(unmarked(written)),
-        written => Cow::Borrowed(written),
-    };
-    detect(&read.text).into_iter().map(as_written).collect()
+    detect(&read.text).into_iter().map(|detail| read.as_written(detail)).collect()
 }
 
 /// Every detail in `text` as the audit reads it (narrow, [`Read::of`]).

@@ -456,6 +456,9 @@ fn native_digits_marks_and_every_currency_sign_are_read_in_every_script() {
     assert_eq!(found("the mart 3 blocks away"), Vec::<String>::new());
     assert_eq!(found("3 items 2026, tháng 3, ב-3 ילדים, 3 tháng trước, trong 2 tháng 3 lần"), Vec::<String>::new());
     assert_eq!(found("giao ngày 3 tháng 3, hoặc 4 tháng 3 năm 2026"), ["3 tháng 3", "4 tháng 3 năm 2026"]);
+    // A sign with no listed currency is no other currency.
+    assert_eq!(audit(["Fee ₨500 due."], "Fee $500 due.").dropped, ["₨500"]);
+    assert_eq!(audit(["Fee ₨500 due."], "Fee of 500 ₨.").kept, 1);
     // By value: a summary in ASCII digits keeps an Arabic-Indic one.
     let audit = audit(["بمبلغ ٦٤٩ درهم يصل في ٣ مارس"], "649 AED, يصل في 3 مارس");
     assert_eq!((audit.kept, audit.dropped), (2, Vec::<String>::new()));
@@ -469,4 +472,13 @@ fn right_to_left_and_unspaced_scripts_are_read_in_linear_time() {
     let audit = audit([span.as_str()], "The order was paid.");
     assert!(audit.found() > 0 && audit.found() <= MAX_AUDITED);
     assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
+}
+
+#[test]
+fn details_of_every_script_are_pinned_with_their_marks() {
+    let details = ["3 मार्च 2026", "3 กุมภาพันธ์ 2569", "٦٤٩ درهم", "3 במרץ 2026"];
+    let mut all = dropped_all(&details);
+    let line = all.pin(PinBounds::DEFAULT, usize::MAX);
+    assert_eq!(line, "\n[exact details from these turns: 3 मार्च 2026; 3 กุมภาพันธ์ 2569; 649 درهم; 3 במרץ 2026]");
+    assert_eq!(all.pinned, Some(4));
 }

@@ -7,6 +7,9 @@ struct Fake {
     facts: Vec<EntryFacts>,
     cut: Vec<(usize, f64)>,
     cuts_refused_under: f64,
+    /// Measures every message asked about (as a token counter must), and logs it.
+    measures_all: bool,
+    measured: Vec<usize>,
 }
 
 impl Sizer for Fake {
@@ -15,6 +18,10 @@ impl Sizer for Fake {
     }
     fn entry(&mut self, _: SpanBound, index: usize, _: &EntryFacts, room: f64) -> Result<Option<f64>, InvalidSpot> {
         let units = self.facts[index].content_units as f64;
+        if self.measures_all {
+            self.measured.push(index);
+            return Ok(Some(units));
+        }
         Ok((units <= room).then_some(units))
     }
     fn cut(&mut self, _: SpanBound, index: usize, _: &EntryFacts, room: f64) -> Result<Option<Cut>, InvalidSpot> {
@@ -23,7 +30,8 @@ impl Sizer for Fake {
         }
         self.cut.push((index, room));
         let units = self.facts[index].content_units;
-        Ok(Some(Cut { id: format!("m{index}"), cost: room, units, left_out: units.saturating_sub(room as usize) }))
+        let left_out = units.saturating_sub(room as usize);
+        Ok(Some(Cut { index, id: format!("m{index}"), text: String::new(), cost: room, units, left_out }))
     }
 }
 
@@ -33,7 +41,7 @@ fn fake(entries: &[(f64, usize)]) -> Fake {
         .iter()
         .map(|&(turn, content_units)| EntryFacts { turn: Some(turn), content_units, ..EntryFacts::default() })
         .collect();
-    Fake { facts, cut: Vec::new(), cuts_refused_under: 0.0 }
+    Fake { facts, cut: Vec::new(), cuts_refused_under: 0.0, measures_all: false, measured: Vec::new() }
 }
 
 const CHARS: fn(f64) -> SpanBound = |max| SpanBound { unit: BoundUnit::Chars, max };
@@ -219,4 +227,18 @@ fn cutting_costs_the_room_not_the_message() {
     let (cut, left_out) = cut_message(&head, &tail, 10_000_000, 2_000, Rendering::Plain).unwrap();
     assert!(cut.starts_with('h') && cut.ends_with('t'));
     assert_eq!(left_out, 10_000_000 - (cut.len() - cut_marker(left_out).len()));
+}
+
+/// A try that gives up (here: the summary leaves too little room to cut
+/// the first turn) hands what it measured to the next: each message is
+/// measured once however many summaries the fit tries.
+#[test]
+fn each_message_is_measured_once_across_the_tries() {
+    let mut sizer = fake(&[(0.5, 3_000), (1.0, 8_800), (2.0, 700)]);
+    (sizer.measures_all, sizer.cuts_refused_under) = (true, 9_000.0);
+    let facts = sizer.facts.clone();
+    let fitted = fit(CHARS(12_500.0), &facts, &[0], &[1, 2], &mut sizer).expect("counted");
+    let Fitted::Fits { rolled, raw_entries, .. } = fitted else { panic!("{fitted:?}") };
+    assert_eq!((rolled, raw_entries), (0, 2), "the summary waits; both turns fold whole");
+    assert_eq!(sizer.measured, [0, 1, 2]);
 }

@@ -63,7 +63,8 @@ pub trait Host: Sized + Sizer + 'static {
     /// entries (the first one's `source.identity`, SPEC §2; each role for a
     /// provider's transcript, §5), once the span is known and before anything
     /// is awaited: the caller may change or reuse its objects meanwhile.
-    fn keep_span(&mut self, span: &Rc<[usize]>, facts: &[EntryFacts]);
+    /// `cut_texts`: the messages a span bound sends cut, by entry index.
+    fn keep_span(&mut self, span: &Rc<[usize]>, facts: &[EntryFacts], cut_texts: Vec<(usize, String)>);
     /// The span's contents as text (empty when absent).
     fn span_texts(&self, span: &[usize]) -> Vec<String>;
 

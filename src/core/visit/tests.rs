@@ -69,7 +69,11 @@ impl Host for Mock {
     type Writer = ();
     type Delivered = Outcome<String>;
 
-    fn keep_span(&mut self, _span: &Rc<[usize]>, _facts: &[EntryFacts]) {}
+    fn keep_span(&mut self, _span: &Rc<[usize]>, _facts: &[EntryFacts], cut_texts: Vec<(usize, String)>) {
+        if !cut_texts.is_empty() {
+            self.stage.log(format!("sends cut {cut_texts:?}"));
+        }
+    }
     fn span_texts(&self, span: &[usize]) -> Vec<String> {
         span.iter().map(|&index| "m".repeat(self.facts[index].content_units)).collect()
     }
@@ -169,7 +173,9 @@ impl Sizer for Mock {
         self.stage.log(format!("cut {index} to {room}"));
         let units = self.facts[index].content_units;
         Ok(Some(Cut {
+            index,
             id: format!("msg-{}", index + 1),
+            text: format!("{index} cut"),
             cost: room,
             units,
             left_out: units.saturating_sub(room as usize),
@@ -403,6 +409,16 @@ fn an_entry_past_the_bound_is_sent_cut_and_folds_whole() {
     let cut = &folded.span_bound.as_ref().expect("spanBound").cut;
     assert_eq!((cut[0].id.as_str(), cut[0].chars, cut[0].left_out_chars), ("msg-1", 100_000, 92_000));
     assert!(event.reason.contains("1 message was sent cut, 92000 chars left out"), "{}", event.reason);
+}
+
+/// A fit may cut a message in a try it gives up on: only the cuts of the
+/// fit it keeps are the call's.
+#[test]
+fn the_host_sends_cut_only_what_the_kept_fit_cut() {
+    let stage = Rc::new(StageState::default());
+    settled(visit_with(&stage, Some("alice"), Reply::Text("short".into()), 100_000, bounded_chars(8_100.0)));
+    let sent_cut: Vec<String> = stage.calls().into_iter().filter(|call| call.starts_with("sends cut")).collect();
+    assert_eq!(sent_cut, [r#"sends cut [(0, "0 cut")]"#]);
 }
 
 #[test]
