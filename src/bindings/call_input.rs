@@ -16,7 +16,7 @@ use super::output::to_js;
 use super::recall;
 use super::tokens;
 use crate::core::events::InvalidSpot;
-use crate::core::format::{transcript, transcript_line, utf16_len, TranscriptLine, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN};
+use crate::core::format::{transcript, transcript_line, utf16_len, TranscriptLine};
 use crate::core::recall::EntryFacts;
 use crate::core::shapes::{CutMessage, Message};
 use crate::core::span_bound::{cut_message, BoundUnit, Cut, Rendering, Sizer, SpanBound};
@@ -46,13 +46,9 @@ const TOKEN_CUT_TRIES: usize = 5;
 
 impl Sizer for JsHost {
     fn overhead(&mut self, bound: SpanBound) -> Result<f64, InvalidSpot> {
-        let config = &self.settings.core;
+        let pieces = self.settings.core.call_overhead();
         if bound.unit == BoundUnit::Chars {
-            return Ok(config.call_overhead_chars() as f64);
-        }
-        let mut pieces = vec![config.instruction()];
-        if config.model().is_some() {
-            pieces.extend([TRANSCRIPT_OPEN.to_owned(), format!("\n{TRANSCRIPT_CLOSE}")]);
+            return Ok(pieces.iter().map(|piece| utf16_len(piece) as f64).sum());
         }
         pieces
             .iter()

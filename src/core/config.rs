@@ -3,8 +3,8 @@
 
 use super::details::PinBounds;
 use super::format::{
-    label_text, rolling_system_prompt, utf16_len, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID,
-    DEFAULT_SYSTEM_PROMPT, LABEL_SEPARATOR, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN,
+    label_text, rolling_system_prompt, transcript_frame, utf16_len, NumberedText, CALLBACK_AUTHOR, DEFAULT_STRATEGY_ID,
+    DEFAULT_SYSTEM_PROMPT, LABEL_SEPARATOR,
 };
 use super::span_bound::SpanBound;
 
@@ -152,15 +152,19 @@ impl StageConfig {
         }
     }
 
-    /// What a summarizer call is sent besides its messages, in UTF-16
-    /// units: the instruction, and with a provider the transcript's two
-    /// markers, each on its own line (§5).
-    pub fn call_overhead_chars(&self) -> usize {
-        let instruction = utf16_len(&self.instruction());
-        match self.shape {
-            Shape::Provider { .. } => instruction + utf16_len(TRANSCRIPT_OPEN) + 1 + utf16_len(TRANSCRIPT_CLOSE),
-            Shape::Callback => instruction,
+    /// What a summarizer call is sent besides its messages: the
+    /// instruction, and with a provider the transcript's frame (§5).
+    pub fn call_overhead(&self) -> Vec<String> {
+        let mut pieces = vec![self.instruction()];
+        if let Shape::Provider { .. } = self.shape {
+            pieces.extend(transcript_frame());
         }
+        pieces
+    }
+
+    /// [`StageConfig::call_overhead`] in UTF-16 units.
+    pub fn call_overhead_chars(&self) -> usize {
+        self.call_overhead().iter().map(|piece| utf16_len(piece)).sum()
     }
 
     /// Whether an option beyond the original shapes what this stage folds

@@ -169,14 +169,21 @@ pub struct TranscriptLine<'a> {
 /// anything else in it becomes `_`, so a role is one word. Marker text
 /// inside a message is defanged as well.
 pub fn transcript<'a>(lines: impl IntoIterator<Item = TranscriptLine<'a>>) -> String {
-    let mut text = String::from(TRANSCRIPT_OPEN);
+    let [open, close] = transcript_frame();
+    let mut text = open;
     for line in lines {
         text.push('\n');
         push_line(&mut text, &line);
     }
-    text.push('\n');
-    text.push_str(TRANSCRIPT_CLOSE);
+    text.push_str(&close);
     text
+}
+
+/// What a transcript writes before its lines and after them, each line
+/// after its own line break: a span bound counts the call by these pieces
+/// and each line ([`transcript_line`]).
+pub fn transcript_frame() -> [String; 2] {
+    [TRANSCRIPT_OPEN.to_owned(), format!("\n{TRANSCRIPT_CLOSE}")]
 }
 
 /// One message's line, as the transcript writes it after its line break:
