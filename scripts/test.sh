@@ -46,10 +46,12 @@ count_bench() {
 count_house() {
   echo "$(grep -c '^met ' "$1")" "$(grep -c '^missed' "$1")"
 }
-# A soak is one check: memory stayed flat after its warm-up.
+# The in-flight bench is one check: a visit costs the same however many
+# folds are in flight.
 count_in_flight() {
   if grep -q '^verdict: a visit costs the same' "$1"; then echo 1 0; else echo 0 1; fi
 }
+# A soak is one check: memory stayed flat after its warm-up.
 count_soak() {
   if grep -q '^verdict: memory flat' "$1"; then echo 1 0; else echo 0 1; fi
 }

@@ -73,7 +73,7 @@ impl Sizer for JsHost {
         if self.settings.core.model().is_none() {
             return Ok(Some(content_cost));
         }
-        let content = self.content(index).as_ref().map(String::from).unwrap_or_default();
+        let content = self.content_text(index);
         let line = self.line(index, facts, &content);
         self.measure(bound, index, &line).map(Some)
     }
@@ -137,7 +137,7 @@ impl JsHost {
             .iter()
             .map(|&index| match self.cut_text(index) {
                 Some(cut) => cut.text.clone(),
-                None => self.content(index).as_ref().map(String::from).unwrap_or_default(),
+                None => self.content_text(index),
             })
             .collect();
         Some(transcript(lines.iter().zip(&contents).map(|(line, content)| TranscriptLine {

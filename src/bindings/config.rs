@@ -28,7 +28,7 @@ pub fn checked_copy(config: &JsValue) -> Result<(Object, Rc<StageConfig>), Confi
         return Err(ConfigError::not_an_object(&describe(config)));
     }
     let copy = plain_copy(config).map_err(|error| ConfigError::not_an_object(&unreadable_object(&error)))?;
-    let (core, refusal) = config::read(&Copy(&copy), Some(&CallerObjects(&copy)));
+    let (core, refusal) = config::read(&ConfigCopy(&copy), Some(&CallerObjects(&copy)));
     if let Some(refusal) = refusal {
         return Err(refusal);
     }
@@ -124,15 +124,15 @@ impl Settings {
     /// refusal; the caller's methods are not looked up again (a visit
     /// reads each when it calls it).
     pub fn of_checked(copy: &Object) -> Settings {
-        let (core, _no_refusal) = config::read(&Copy(copy), None);
+        let (core, _no_refusal) = config::read(&ConfigCopy(copy), None);
         Settings::with_core(copy, Rc::new(core))
     }
 }
 
 /// A config's copy, as the core reads it (`core::config::read`).
-struct Copy<'a>(&'a Object);
+struct ConfigCopy<'a>(&'a Object);
 
-impl Options for Copy<'_> {
+impl Options for ConfigCopy<'_> {
     fn found(&self, key: Key) -> Found {
         found(&option(self.0, key))
     }

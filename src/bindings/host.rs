@@ -215,7 +215,7 @@ impl Host for JsHost {
 
     /// Copied into the instance.
     fn span_texts(&self, span: &[usize]) -> Vec<String> {
-        span.iter().map(|&index| self.content(index).as_ref().map(String::from).unwrap_or_default()).collect()
+        span.iter().map(|&index| self.content_text(index)).collect()
     }
 
     fn configured_clock(&self) -> Option<Result<f64, String>> {
@@ -423,6 +423,11 @@ impl JsHost {
 
     pub(super) fn content(&self, index: usize) -> Option<JsString> {
         self.recall.fold_field(index, FoldField::Content).dyn_into().ok()
+    }
+
+    /// Entry `index`'s content copied into the instance ("" when absent).
+    pub(super) fn content_text(&self, index: usize) -> String {
+        self.content(index).as_ref().map(String::from).unwrap_or_default()
     }
 
     pub(super) fn value(&self, index: usize) -> JsValue {
