@@ -95,7 +95,7 @@ test('the checker refuses the drop-in as it was written: a factory and a segment
 });
 
 test('every js block of the npm README that needs agentfootprint says so and calls its factories and segments', () => {
-  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && /from 'agentfootprint/.test(block.code));
+  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && /from '(footprint-summarize\/)?agentfootprint/.test(block.code));
   assert.ok(blocks.length >= 3, 'the defineMemory switch, the drop-in and the Agent route');
   for (const block of blocks) {
     assert.match(block.code, NEEDS_AGENTFOOTPRINT, `README line ${block.line} (${block.heading}) says on its first line that it needs agentfootprint`);
@@ -126,13 +126,13 @@ async function runAsWritten(blocks, dir) {
 }
 
 test('every other js block of the npm README runs as written against the packed tarball and prints what it says', async () => {
-  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && !/from 'agentfootprint/.test(block.code));
+  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && !/from '(footprint-summarize\/)?agentfootprint/.test(block.code));
   assert.ok(blocks.length >= 4, `found ${blocks.length}`);
   await runAsWritten(blocks, project.dir);
 });
 
 test('every js block of the npm README that imports agentfootprint runs as written against agentfootprint and prints what it says', { skip: skipWithoutAgentfootprint }, async () => {
-  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && /from 'agentfootprint/.test(block.code));
+  const blocks = codeBlocks(readme).filter((block) => block.language === 'js' && /from '(footprint-summarize\/)?agentfootprint/.test(block.code));
   assert.ok(blocks.length >= 3, `the defineMemory switch, the drop-in and the Agent route: found ${blocks.length}`);
   await runAsWritten(blocks, (await projectWithAgentfootprint()).dir);
 });
