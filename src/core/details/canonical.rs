@@ -117,10 +117,9 @@ impl Canonical {
             }
             out.flush_currency(before_number.take());
             after_number = false;
-            // A word of letters, or one other letter or digit (`²`, `½`).
-            // A character of a script written without spaces (an ideograph,
-            // kana, hangul, Thai…) is a word of its own: such text
-            // has no spaces, and `NW-48213의` holds `NW-48213`.
+            // A word of letters, or one other letter or digit (`²`, `½`); a
+            // character of a script written without spaces (`is_unspaced`) is
+            // a word of its own: `NW-48213의` holds `NW-48213`.
             let len = match c.is_alphabetic() && !is_unspaced(c) {
                 true => rest.find(|c: char| !c.is_alphabetic() || is_unspaced(c)).unwrap_or(rest.len()),
                 false => c.len_utf8(),
